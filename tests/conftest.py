@@ -1,0 +1,3 @@
+from verify.profiles import load_profile
+
+load_profile()
