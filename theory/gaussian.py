@@ -152,6 +152,7 @@ MASK_MOMENT2 = Statement(
     assumptions=("u, v != 0, not parallel, kappa > 0 for the displayed form; u || v "
                  "(rho = +-1) and kappa = 0 are limits evaluated exactly by the kernels",),
     where=(
+        RELU1_A,
         (a1, one_u / (kappa * sp.Symbol(r"\|u\|"))),
         (a2, one_v / (kappa * sp.Symbol(r"\|v\|"))),
         (rho, sp.Symbol(r"\langle \hat{u}, \hat{v}\rangle")), (q, sp.sqrt(1 - rho**2)),
