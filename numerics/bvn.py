@@ -1,0 +1,777 @@
+r"""Standard bivariate normal CDF and orthant moments in torch, relatively accurate.
+
+For (Y1, Y2) standard bivariate normal with correlation rho:
+
+* ``bvn_cdf(h, k, rho)``      Phi2 = P(Y1 <= h, Y2 <= k)
+* ``orthant_m1(a1, a2, rho)`` N1   = E[(a1 - Y1) 1{Y1 <= a1, Y2 <= a2}]
+* ``orthant_m2(a1, a2, rho)`` M    = E[(a1 - Y1)_+ (a2 - Y2)_+]
+* ``orthant_m11(a1, a2, rho)`` M11 = E[(a1 - Y1)^2 1{Y1 <= a1, Y2 <= a2}]
+
+(``orthant_moments`` returns all four at once, sharing the work.)
+
+Method
+------
+Plackett (1954): d Phi2/d rho = phi2(h, k; rho) = exp(-E(rho)) / (2 pi sqrt(1-rho^2)),
+E(r) = (h^2 - 2 r h k + k^2) / (2 (1 - r^2)).  Gaussian integration by parts,
+d/d rho E f(Y) = E[d1 d2 f(Y)], gives the analogous derivatives of the moments:
+dM/drho = Phi2, dN1/drho = phi(a2) Phi(b1(rho)), dM11/drho = 2 q phi(a2) g1(b1(rho)),
+b1(r) = (a1 - r a2)/q, q = sqrt(1 - r^2), g1(z) = E[(z - Z)_+].  Each quantity is
+integrated from a base correlation where it is known in closed form, so that every term
+is non-negative and nothing cancels:
+
+* rho >= 0 from r = 0:  Phi(a1)Phi(a2), g1(a1)Phi(a2), g1(a1)g1(a2), g2(a1)Phi(a2);
+* rho <  0 from r = -1 (Y2 = -Y1): int_{-a2}^{a1} w(y) phi(y) dy with w = 1, a1 - y,
+  (a1 - y)(a2 + y), (a1 - y)^2 (``normal.interval_moment``).
+
+The moment integrands are reduced to the Plackett kernel exp(-E) d theta (r = sin theta)
+times a smooth non-negative weight: M uses int (rho - r) phi2 dr (integration by parts of
+dM/drho = Phi2); N1 and M11 split the r-range at the point where b1 changes sign and
+integrate by parts there (on the side b1 >= 0 the integrand is a plateau, on the side
+b1 <= 0 it carries exp(-E)); M11 on the b1 <= 0 side uses the weight 2 q^2 G1(|b1|) with
+g1(-x) = phi(x) G1(x) from the continued fraction (``normal.scaled_g1``).
+
+Quadrature.  exp(-E) is unimodal in r with its peak at kappa = k/h (|h| >= |k|, the
+roles of h and k swapped if needed), E(kappa) = h^2/2; the r-range is split there into
+at most two monotone pieces.  On a piece, with v = (r - kappa)/sqrt(2(1 - r^2)) one has
+exactly E(r) = h^2/2 + h^2 v^2 and d theta/dv = sqrt(2)(1 - r^2)/(1 - r kappa), while r,
+1 - r, 1 + r, r - kappa and r - r_start are explicit, cancellation-free functions of v
+(roots of quadratics, rationalised), so that nothing loses digits as |rho| -> 1.  The
+singularities of d theta/dv sit at v = +-i alpha, alpha = sqrt((1 - kappa^2)/2), which
+can be ~1e-8: the integrand then has boundary layers down to 1e-16 in r.  Rules:
+
+* fast paths with the Gaussian weight built in: half-range Gauss-Hermite in u = |h| v
+  (interior pieces with |h| alpha >= 4) and Gauss-Laguerre in s = E - E(start) (pieces
+  starting at an end point with |h| v_start >= 4), 16 nodes;
+* otherwise Gauss-Legendre (nodes of numpy's ``leggauss`` polished in mpmath) on panels:
+  linear in v (or v' = sqrt(v^2 - v_start^2)) where the Gaussian is the finest scale;
+  else in w with v = alpha sinh(w) (or v = v_start cosh(w)), which resolves the boundary
+  layers on a logarithmic scale and puts the singularities at Im w = pi/2 next to the
+  start of the range, up to u = 1 (split after 3 units of w), then linear in v beyond
+  u = 1 where exp(-u^2) is a plain Gaussian.  Ranges stop where exp(-(E - E_peak)) <
+  e^-40 and 38 e-folds of the w-measure beyond its bulk.
+
+The exponential factor is exp(-E_ref) exp(-(E - E_ref)): E_ref (h^2/2, (h^2 + k^2)/2 or
+E(rho)) is formed in double-double arithmetic (Dekker products) and the remainder is
+exact by construction, so relative accuracy survives values down to 1e-300 (a plain
+exp(-E) with E ~ 700 would lose ~E ulps).  The numbers of nodes were chosen by comparing
+with a 96/128-node version on 10^5 fuzzed points (differences < 4e-15).
+
+References: R. L. Plackett (1954), Biometrika 41, 351-360; Z. Drezner & G. O.
+Wesolowsky (1990), J. Statist. Comput. Simul. 35, 101-107; A. Genz (2004), Statistics
+and Computing 14, 251-260 (the Gauss-Legendre-in-asin(r) scheme that this refines).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from . import normal as nm
+
+__all__ = ["bvn_cdf", "orthant_m1", "orthant_m2", "orthant_m11", "orthant_moments"]
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT2 = 1.0 / _SQRT2
+_INV_2PI = 1.0 / (2.0 * math.pi)
+#: Truncation of the Gaussian factor: exp(-(E - E_peak)) < e^-_L is dropped.
+_L = 40.0
+#: Half-width (in e-folds of the w-measure) kept around the bulk of the piece.
+_WIN = 38.0
+#: Gauss-Legendre orders: panel A1 (first _A1_LEN units of w), A2 (rest of the w-range),
+#: B (linear in v or v', Gaussian factor, u' from 1 (or from the start) to at most 6.3).
+_A1_LEN = 3.0
+_N_A1, _N_A2, _N_B = 24, 48, 32
+_LIN_A = 1.5
+#: Fast paths (both measured against the general rule, see tests): half-range
+#: Gauss-Hermite in u = |h| v for interior pieces whose Lorentzian scale a = |h| alpha
+#: is at least _HRH_A and that extend past u = 6.2; Gauss-Laguerre in s = E - E(start)
+#: for end pieces with u_s = |h| v_s >= _LAG_U that extend past s = 40.
+_HRH_TIERS, _HRH_UE = ((4.0, 16),), 6.2
+_LAG_TIERS, _LAG_SE = ((4.0, 16),), 40.0
+_FAST = True
+_ALPHA_FLOOR = 1e-8
+_CHUNK = 65536
+_ARG_CLAMP = 1e100
+
+_WANT_ALL = ("P", "N1", "M", "M11")
+
+
+# ------------------------------------------------------------------ double-double tools
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a, b):
+    p = a * b
+    ah, al = nm._split(a)
+    bh, bl = nm._split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _dd_add(ah, al, bh, bl):
+    s, e = _two_sum(ah, bh)
+    e = e + (al + bl)
+    return _two_sum(s, e)
+
+
+def _dd_mul(ah, al, bh, bl):
+    p, e = _two_prod(ah, bh)
+    e = e + (ah * bl + al * bh)
+    return _two_sum(p, e)
+
+
+def _dd_div(ah, al, bh, bl):
+    q1 = ah / bh
+    ph, pl = _dd_mul(q1, torch.zeros_like(q1), bh, bl)
+    rh, _ = _dd_add(ah, al, -ph, -pl)
+    q2 = rh / bh
+    return _two_sum(q1, q2)
+
+
+def _exp_neg_dd(eh, el):
+    """exp(-(eh + el)) for a double-double exponent (el << ulp(eh))."""
+    return torch.exp(-eh) * (1.0 - el)
+
+
+def _expm1_sinh_cosh(w):
+    em = torch.expm1(w)
+    ep = 1.0 + em
+    sh = 0.5 * em * (em + 2.0) / ep
+    ch = 0.5 * (ep + 1.0 / ep)
+    return sh, ch
+
+
+# ------------------------------------------------------------------------ the pieces
+def _laguerre_mp(n: int, dps: int = 34):
+    """Gauss-Laguerre rule (weight e^-s on [0, inf)): numpy nodes polished in mpmath."""
+    import mpmath as mp
+    import numpy as np
+
+    x0, _ = np.polynomial.laguerre.laggauss(n)
+    xs, ws = [], []
+    with mp.workdps(dps):
+        def ev(x, m):
+            p0, p1 = mp.mpf(1), 1 - x
+            for k in range(1, m):
+                p0, p1 = p1, ((2 * k + 1 - x) * p1 - k * p0) / (k + 1)
+            return p0, p1  # L_{m-1}, L_m
+
+        for xi in x0:
+            x = mp.mpf(float(xi))
+            for _ in range(4):
+                lm1, ln = ev(x, n)
+                x = x - ln / (n * (ln - lm1) / x)
+            _, ln1 = ev(x, n + 1)
+            xs.append(float(x))
+            ws.append(float(x / ((n + 1) ** 2 * ln1 ** 2)))
+    return np.array(xs), np.array(ws)
+
+
+def _half_hermite_mp(n: int, dps: int = 120):
+    """Gauss rule for the weight e^{-u^2} on [0, inf) (moments Gamma((k+1)/2)/2; Chebyshev
+    algorithm and Golub-Welsch in mpmath at 120 digits)."""
+    import mpmath as mp
+    import numpy as np
+
+    with mp.workdps(dps):
+        N = 2 * n
+        mu = [mp.gamma(mp.mpf(k + 1) / 2) / 2 for k in range(N)]
+        a = [mp.mpf(0)] * n
+        b = [mp.mpf(0)] * n
+        sig_prev, sig = [mp.mpf(0)] * N, mu[:]
+        a[0], b[0] = mu[1] / mu[0], mu[0]
+        for k in range(1, n):
+            new = [mp.mpf(0)] * N
+            for l in range(k, N - k):
+                new[l] = sig[l + 1] - a[k - 1] * sig[l] - b[k - 1] * sig_prev[l]
+            a[k] = new[k + 1] / new[k] - sig[k] / sig[k - 1]
+            b[k] = new[k] / sig[k - 1]
+            sig_prev, sig = sig, new
+        J = mp.matrix(n, n)
+        for i in range(n):
+            J[i, i] = a[i]
+            if i + 1 < n:
+                J[i, i + 1] = J[i + 1, i] = mp.sqrt(b[i + 1])
+        E, Q = mp.eigsy(J)
+        xs = np.array([float(E[i]) for i in range(n)])
+        ws = np.array([float(b[0] * Q[0, i] ** 2) for i in range(n)])
+    o = np.argsort(xs)
+    return xs[o], ws[o]
+
+
+def _eval_nodes(pc, v, dvd, dc, qw, want, with_exp=True):
+    """Quadrature sums over node arrays (shape [P, n]) of one group of pieces.
+
+    v: node values of v; dvd: d v / d(variable); dc: v^2 - v_s^2 (formed without
+    cancellation); qw: quadrature weights in the variable.  The Gaussian factor
+    exp(-|h|^2 dc) is applied unless ``with_exp`` is False (rules with that weight built
+    in).  Returns {quantity: tensor [P]}.
+    """
+    c = lambda z: z[:, None]
+    kp, omk, opk, alpha = pc["kp"], pc["omk"], pc["opk"], pc["alpha"]
+    if want == ("P",):
+        return {"P": _eval_nodes_p(kp, omk, opk, alpha, pc["Ha"], v, dvd, dc, qw, with_exp)}
+    cc = v * v
+    a2 = c(alpha * alpha)
+    S = 2.0 * torch.sqrt(a2 + cc)
+    vS = v * S
+    tc = 2.0 * cc + vS
+    kpc = c(kp)
+    p = c(omk * omk) / (c(omk) + tc)
+    qq = (c(opk) + tc) / (1.0 + 2.0 * cc)
+    kpos = kpc >= 0
+    omrk = torch.where(kpos, c(omk) + kpc * p, c(opk) - kpc * qq)
+    pq = p * qq
+    base = pq / omrk  # d theta = sqrt2 pq/(1 - r kappa) dv
+    base *= qw
+    base *= dvd
+    if with_exp:
+        base *= torch.exp(-c(pc["Ha"] * pc["Ha"]) * dc)
+    base *= _SQRT2
+    out = {}
+    if "P" in want:
+        out["P"] = base.sum(-1)
+    if want == ("P",):
+        return out
+    rk = torch.where(kpos, 4.0 * v * a2 / (S + 2.0 * v * kpc), v * (S - 2.0 * v * kpc) / (1.0 + 2.0 * cc))
+    # distance from the start of the piece, X = r - r_s (stable root of a quadratic)
+    rs, pqs, vs = pc["rs"], pc["pqs"], pc["vs"]
+    rsmk = _SQRT2 * vs * torch.sqrt(pqs)
+    beta = c(rsmk) + 2.0 * cc * c(rs)
+    A = 1.0 + 2.0 * cc
+    sD = torch.sqrt(beta * beta + 2.0 * A * dc * c(pqs))
+    Xend = torch.where(beta >= 0, 2.0 * dc * c(pqs) / (beta + sD), (sD - beta) / A)
+    X = torch.where(c(pc["interior"]), rk, Xend)
+    if "M" in want:
+        out["M"] = (base * (c(pc["m_c0"]) + c(pc["m_s"]) * X)).sum(-1)
+    if "N1" in want or "M11" in want:
+        swap = c(pc["swap"])
+        Hc = c(pc["Ha"])
+        ell = Hc * torch.where(swap, rk, omrk)       # |a1 - r a2|
+        ellp = Hc * torch.where(swap, omrk, rk)      # |r a1 - a2|
+        etype = c(pc["etype"])
+        dist_far = torch.where(c(pc["to_one"]), p, c(pc["dr"]) - X)
+        if "N1" in want:
+            wN = torch.where(etype, X, dist_far) * ellp / pq
+            out["N1"] = (base * wN).sum(-1)
+        if "M11" in want:
+            b1 = ell / torch.sqrt(pq)
+            wE = 2.0 * pq * nm.scaled_g1(b1)
+            lam = dist_far * 0.5 * (ell + c(pc["ell_e"]))
+            wP = 2.0 * pq + 2.0 * lam * ellp / pq
+            out["M11"] = (base * torch.where(etype, wE, wP)).sum(-1)
+    return out
+
+
+_KEYS_P = ("kp", "omk", "opk", "alpha", "Ha")
+_KEYS_MOM = _KEYS_P + ("rs", "pqs", "vs", "interior", "m_c0", "m_s", "swap", "etype",
+                       "to_one", "dr", "ell_e")
+
+
+def _eval_nodes_p(kp, omk, opk, alpha, Ha, v, dvd, dc, qw, with_exp):
+    """The weight-1 case of :func:`_eval_nodes` with in-place arithmetic (speed)."""
+    c = lambda z: z[:, None]
+    kpos = kp >= 0
+    zero = torch.zeros_like(kp)
+    # 1 - r kappa = A + B p + C q with per-piece coefficients
+    A = c(torch.where(kpos, omk, opk))
+    B = c(torch.where(kpos, kp, zero))
+    C = c(torch.where(kpos, zero, -kp))
+    cc = v * v
+    t = torch.add(cc, c(alpha * alpha)).sqrt_().mul_(v).mul_(2.0)  # v S
+    t.add_(cc, alpha=2.0)                                           # 2c + v S
+    p = torch.add(t, c(omk)).reciprocal_().mul_(c(omk * omk))
+    q = t.add_(c(opk)).div_(cc.mul_(2.0).add_(1.0))
+    om = torch.mul(p, B).add_(A).addcmul_(q, C)
+    base = p.mul_(q).div_(om).mul_(dvd)
+    if with_exp:
+        base.mul_(torch.mul(dc, c(-(Ha * Ha))).exp_())
+    return (base * qw).sum(-1) * _SQRT2
+
+
+def _subset(pc, idx, extra=()):
+    keys = (_KEYS_P if pc.get("_p_only", False) else _KEYS_MOM) + tuple(extra)
+    out = {k: pc[k][idx] for k in keys if k in pc}
+    out["_p_only"] = pc.get("_p_only", False)
+    return out
+
+
+def _accumulate(out, idx, part):
+    for k, val in part.items():
+        out[k] = out[k].index_add(0, idx, val)
+
+
+def _piece_quadrature(pc, want, dev, dt):
+    """Integrate exp(-(E - E_ref)) * weight d theta over every piece in ``pc``.
+
+    ``pc`` holds 1-D tensors (one entry per existing piece) in normalised coordinates:
+    the piece runs from r_s up to r_e (r_s >= kappa) on the '+' side of its peak kappa;
+    mirrored pieces have been mapped by r -> -r, kappa -> -kappa.  Returns a dict of the
+    integrals (without the factor exp(-E_ref)/(2 pi)) for each requested weight.
+
+    General rule: panel A in w (v = alpha sinh w, or v = v_s cosh w); when that range is
+    long and reaches the Gaussian cut-off, the part beyond u = |h| v' = 1 is panel B,
+    linear in v (resp. v' = sqrt(v^2 - v_s^2)), where exp(-u^2) is a plain Gaussian (in
+    w it would fall doubly exponentially, which Gauss-Legendre resolves poorly).
+    """
+    alpha = pc["alpha"]
+    Ha, vs, ve, dv = pc["Ha"], pc["vs"], pc["ve"], pc["dv"]
+    P = vs.shape[0]
+    out = {k: torch.zeros(P, dtype=dt, device=dev) for k in want}
+    if P == 0:
+        return out
+    one = torch.ones_like(vs)
+    inf = torch.full_like(vs, math.inf)
+    c = lambda z: z[:, None]
+    H2 = Ha * Ha
+    hpos = H2 > 0
+    Hinv = torch.where(hpos, 1.0 / torch.where(hpos, Ha, one), inf)
+    Lh = _L * Hinv * Hinv
+    interior = vs == 0
+    us = Ha * vs
+    rest = torch.ones(P, dtype=torch.bool, device=dev)
+    if _FAST:
+        a_ = Ha * alpha
+        se = H2 * dv * (ve + vs)
+        full_h = interior & (Ha * ve >= _HRH_UE)
+        full_l = (~interior) & (se >= _LAG_SE)
+        done = torch.zeros_like(interior)
+        for amin, n in _HRH_TIERS:
+            # ---- half-range Gauss-Hermite in u (interior pieces, smooth d theta/du)
+            sel = full_h & ~done & (a_ >= amin)
+            done = done | sel
+            idx = torch.nonzero(sel).squeeze(-1)
+            if idx.numel():
+                xr, wr = nm.cached_rule("half_hermite", n, _half_hermite_mp, dev, dt)
+                hi_ = Hinv[idx]
+                v = c(hi_) * xr
+                part = _eval_nodes(_subset(pc, idx), v, c(hi_).expand_as(v), v * v, wr, want,
+                                   with_exp=False)
+                _accumulate(out, idx, part)
+        for umin, n in _LAG_TIERS:
+            # ---- Gauss-Laguerre in s = |h|^2 (v^2 - v_s^2) (end pieces, steep decay)
+            sel = full_l & ~done & (us >= umin)
+            done = done | sel
+            idx = torch.nonzero(sel).squeeze(-1)
+            if idx.numel():
+                xr, wr = nm.cached_rule("laguerre", n, _laguerre_mp, dev, dt)
+                hi_ = Hinv[idx]
+                dcn = c(hi_ * hi_) * xr
+                v = torch.sqrt(c(vs[idx] ** 2) + dcn)
+                dvd = 0.5 * c(hi_ * hi_) / v
+                part = _eval_nodes(_subset(pc, idx), v, dvd, dcn, wr, want, with_exp=False)
+                _accumulate(out, idx, part)
+        rest = ~done
+    mode2 = rest & (vs > 0) & ((vs > alpha) | (us >= 1.0))
+    for m2 in (False, True):
+        idx = torch.nonzero(mode2 if m2 else (rest & ~mode2)).squeeze(-1)
+        if idx.numel():
+            _general_pieces(pc, idx, m2, Hinv[idx], Lh[idx], want, out, dev, dt)
+    return out
+
+
+def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
+    """General rule for the pieces ``idx``, all in mode I (v = alpha sinh w) or all in
+    mode II (v = v_s cosh w, v' = v_s sinh w); see :func:`_piece_quadrature`."""
+    c = lambda z: z[:, None]
+    pcg = _subset(pc, idx)
+    omk, alpha, Ha = pcg["omk"], pcg["alpha"], pcg["Ha"]
+    vs, ve, dv = pc["vs"][idx], pc["ve"][idx], pc["dv"][idx]
+    one = torch.ones_like(vs)
+    inf = torch.full_like(vs, math.inf)
+    vc = torch.sqrt(omk)
+    hpos = torch.isfinite(Hinv)
+    if not mode2:
+        # w-range, bulk centre, window, and the point u = 1
+        am = torch.clamp(alpha, min=_ALPHA_FLOOR)
+        Vg = torch.sqrt(vs * vs + Lh)
+        useg = Vg < ve
+        V = torch.where(useg, Vg, ve)
+        VmVs = torch.where(useg, Lh / (Vg + vs), dv)
+        x = V / am
+        y = vs / am
+        fin = torch.isfinite(x)
+        xf = torch.where(fin, x, one)
+        ratio = (xf + y) / (xf * torch.sqrt(1.0 + y * y) + y * torch.sqrt(1.0 + xf * xf))
+        wlo = torch.asinh(y)
+        whi = wlo + torch.where(fin, torch.asinh(VmVs / am * ratio), inf)
+        wm = torch.asinh(torch.minimum(vc, V) / am)
+        lo = torch.maximum(wlo, wm - _WIN)
+        hi = torch.minimum(whi, wm + _WIN)
+        vhi = torch.where(hi < whi, am * torch.sinh(torch.clamp(hi, max=700.0)), V)
+        wc = torch.asinh(Hinv / am)
+        lin = Ha * alpha >= _LIN_A
+        lin_lo, lin_hi = vs, V
+        scale = am
+    else:
+        vp_e = torch.sqrt(dv * (ve + vs))  # sqrt(ve^2 - vs^2), may be inf
+        Vp = torch.minimum(vp_e, torch.sqrt(Lh))
+        Vp = torch.where(torch.isfinite(Vp), Vp, torch.full_like(Vp, 1e300))
+        W2 = torch.asinh(Vp / vs)
+        vm = torch.maximum(torch.minimum(vc, torch.sqrt(vs * vs + Vp * Vp)), vs)
+        wm = torch.asinh(torch.sqrt((vm - vs) * (vm + vs)) / vs)
+        lo = torch.clamp(wm - _WIN, min=0.0)
+        hi = torch.minimum(W2, wm + _WIN)
+        vhi = torch.where(hi < W2, vs * torch.sinh(torch.clamp(hi, max=700.0)), Vp)
+        wc = torch.asinh(Hinv / vs)
+        lin = Ha * vs >= _LIN_A
+        lin_lo, lin_hi = torch.zeros_like(vs), Vp
+        scale = vs
+    # LIN: one panel linear in v (mode I, from v_s) or v' (mode II, from 0) when the
+    # Gaussian scale is the finest one; otherwise panel A in w up to u' = 1 (split
+    # _A1_LEN units of w after its start) and panel B linear beyond u' = 1.
+    hasB = (~lin) & hpos & (wc < hi)
+    hiA = torch.where(hasB, wc, hi)
+    hiA = torch.where(torch.isfinite(hiA) & ~lin, torch.maximum(hiA, lo), lo)
+    midA = torch.minimum(hiA, lo + _A1_LEN)
+    loB = torch.where(lin, lin_lo, Hinv)
+    hiB = torch.where(lin, lin_hi, vhi)
+    useB = hasB | lin
+    hiB = torch.where(useB, torch.maximum(hiB, loB), loB)
+
+    def panel_w(gi, a, b, n):
+        xg, wg = nm.gauss_legendre(n, dev, dt)
+        half = 0.5 * (b - a)
+        w = c(a) + c(half) * (1.0 + xg)
+        sh, ch = _expm1_sinh_cosh(w)
+        sc = c(scale[gi])
+        if mode2:
+            vp = sc * sh
+            v, dvd, dc = sc * ch, vp, vp * vp
+        else:
+            v = sc * sh
+            vsg = c(vs[gi])
+            dvd, dc = sc * ch, (v - vsg) * (v + vsg)
+        part = _eval_nodes(_subset(pcg, gi), v, dvd, dc, c(half) * wg, want)
+        _accumulate(out, idx[gi], part)
+
+    gi = torch.nonzero(midA > lo).squeeze(-1)
+    if gi.numel():
+        panel_w(gi, lo[gi], midA[gi], _N_A1)
+    gi = torch.nonzero(hiA > midA).squeeze(-1)
+    if gi.numel():
+        panel_w(gi, midA[gi], hiA[gi], _N_A2)
+    uB = Ha * (hiB - loB)  # length of panel B in units of u = |h| v
+    lower = -1.0
+    for bound, nB in ((1.0, 12), (3.0, 20), (math.inf, _N_B)):
+        bi = torch.nonzero(useB & (hiB > loB) & (uB > lower) & (uB <= bound)).squeeze(-1)
+        lower = bound
+        if bi.numel() == 0:
+            continue
+        xb, wb = nm.gauss_legendre(nB, dev, dt)
+        lb, hb, vsb = loB[bi], hiB[bi], c(vs[bi])
+        halfb = 0.5 * (hb - lb)
+        z = c(lb) + c(halfb) * (1.0 + xb)      # v (mode I) or v' (mode II)
+        if mode2:
+            vB = torch.sqrt(vsb * vsb + z * z)
+            dvdB, dcB = z / vB, z * z
+        else:
+            vB, dvdB, dcB = z, torch.ones_like(z), (z - vsb) * (z + vsb)
+        part = _eval_nodes(_subset(pcg, bi), vB, dvdB, dcB, c(halfb) * wb, want)
+        _accumulate(out, idx[bi], part)
+
+
+def _core(a1, a2, rho, want):
+    """All requested quantities for finite a1, a2 and |rho| < 1 (1-D tensors)."""
+    dev, dt = a1.device, a1.dtype
+    one = torch.ones_like(a1)
+    zero = torch.zeros_like(a1)
+    swap = a1.abs() < a2.abs()
+    H = torch.where(swap, a2, a1)
+    K = torch.where(swap, a1, a2)
+    Hz = H == 0
+    Hs = torch.where(Hz, one, H)
+    kap = torch.where(Hz, zero, K / Hs)
+    omk = torch.where(Hz, one, (H - K) / Hs)
+    opk = torch.where(Hz, one, (H + K) / Hs)
+    alpha = torch.sqrt(0.5 * omk * opk)
+    Ha = H.abs()
+    pos = rho >= 0
+    omr, omr_e = _two_sum(one, -rho)
+    opr, opr_e = _two_sum(one, rho)
+    qr = torch.sqrt(omr * opr)
+    # rho*H - K in double-double, then rho - kappa
+    ph, pl = _two_prod(rho, H)
+    sh_, sl_ = _two_sum(ph, -K)
+    sl_ = sl_ + pl
+    rmk = torch.where(Hz, rho, (sh_ + sl_) / Hs)
+    # exponents (double-double): E* = H^2/2, E(0) = (H^2+K^2)/2, E(rho)
+    hh, hl = _two_prod(H, H)
+    kh, kl = _two_prod(K, K)
+    Es_h, Es_l = 0.5 * hh, 0.5 * hl
+    E0_h, E0_l = _dd_add(Es_h, Es_l, 0.5 * kh, 0.5 * kl)
+    dh, dl = _two_sum(sh_, sl_)  # rho H - K
+    d2h, d2l = _dd_mul(dh, dl, dh, dl)
+    den_h, den_l = _dd_mul(omr, omr_e, opr, opr_e)
+    uh, ul = _dd_div(d2h, d2l, 2.0 * den_h, 2.0 * den_l)
+    Er_h, Er_l = _dd_add(Es_h, Es_l, uh, ul)
+    exp_s = _exp_neg_dd(Es_h, Es_l)
+    exp_0 = _exp_neg_dd(E0_h, E0_l)
+    exp_r = _exp_neg_dd(Er_h, Er_l)
+
+    # ---------------- pieces
+    # D: r from max(kappa, base) up to rho (exists iff kappa < rho)
+    exD = rmk > 0
+    intD = ~(pos & (kap < 0))
+    vsD = torch.where(intD, zero, -kap * _INV_SQRT2)
+    veD = torch.clamp(rmk, min=0.0) / (_SQRT2 * qr)
+    dvD_end = rho * ((1.0 + qr) - kap * rho) / ((1.0 + qr) * _SQRT2 * qr)
+    dvD = torch.where(intD, veD, dvD_end)
+    drD = torch.where(intD, rmk, rho)
+    # M: original r from min(kappa, rho) down to base (exists iff kappa > base)
+    exM = torch.where(pos, kap > 0, opk > 0)
+    intM = rmk >= 0
+    vsM = torch.where(intM, zero, -rmk / (_SQRT2 * qr))
+    veM = torch.where(pos, kap * _INV_SQRT2, torch.full_like(kap, math.inf))
+    dvM_end = torch.where(pos, dvD_end, veM)
+    dvM = torch.where(intM, veM, dvM_end)
+    drM = torch.where(pos, torch.where(intM, kap, rho), torch.where(intM, opk, opr))
+
+    pc = {
+        "kp": torch.cat([kap, -kap]),
+        "omk": torch.cat([omk, opk]),
+        "opk": torch.cat([opk, omk]),
+        "alpha": torch.cat([alpha, alpha]),
+        "Ha": torch.cat([Ha, Ha]),
+        "vs": torch.cat([vsD, vsM]),
+        "ve": torch.cat([veD, veM]),
+        "dv": torch.cat([dvD, dvM]),
+        "ex": torch.cat([exD, exM]),
+        "interior": torch.cat([intD, intM]),
+        "rs": torch.cat([torch.where(intD, kap, zero), torch.where(intM, -kap, -rho)]),
+        "pqs": torch.cat([torch.where(intD, omk * opk, one), torch.where(intM, omk * opk, omr * opr)]),
+        "dr": torch.cat([drD, drM]),
+        "to_one": torch.cat([torch.zeros_like(pos), ~pos]),
+        "swap": torch.cat([swap, swap]),
+        "m_c0": torch.cat([drD, torch.where(intM, rmk, zero)]),
+        "m_s": torch.cat([-one, one]),
+    }
+    # N1 / M11 piece types and end values
+    need_nm = ("N1" in want) or ("M11" in want)
+    if need_nm:
+        # E-type (b1 <= 0 on the piece) or plateau (b1 >= 0)
+        etD = torch.where(swap, H >= 0, H <= 0)
+        etM = H <= 0
+        pc["etype"] = torch.cat([etD, etM])
+        phi_a2 = nm.pdf(a2)
+        # ell = a1 - r a2 at the far ends (r = rho for D, base for M); >= 0 on plateaus
+        lh, ll = _two_prod(rho, a2)
+        ell_rho_h, ell_rho_l = _two_sum(a1, -lh)
+        ell_rho = ell_rho_h + (ell_rho_l - ll)
+        ell_base = torch.where(pos, a1, a1 + a2)
+        pc["ell_e"] = torch.cat([ell_rho.abs(), ell_base.abs()])
+        # F(r) = phi(a2) Phi(b1(r)) at the points needed
+        b1_rho = ell_rho / qr
+        F_rho_neg = exp_r * nm.mills_ratio(torch.clamp(-b1_rho, min=0.0)) * _INV_2PI
+        F_rho = torch.where(b1_rho <= 0, F_rho_neg, phi_a2 * nm.cdf(b1_rho))
+        F_0 = phi_a2 * nm.cdf(a1)
+        s12 = a1 + a2
+        F_m1 = torch.where(s12 > 0, phi_a2, torch.where(s12 == 0, 0.5 * phi_a2, zero))
+        F_base = torch.where(pos, F_0, F_m1)
+        b1k = torch.sqrt(torch.clamp(omk * opk, min=0.0)) * Ha  # b1(kappa) when H = a1 > 0
+        F_kap = torch.where(swap, 0.5 * phi_a2, phi_a2 * nm.cdf(b1k))
+        ell_kap = torch.where(swap, zero, Ha * omk * opk)
+        # E-type: boundary F(far end); plateau: F(start)
+        F_startD = torch.where(intD, F_kap, F_0)
+        F_startM = torch.where(intM, F_kap, F_rho)
+        ell_startD = torch.where(intD, ell_kap, a1.abs())
+        ell_startM = torch.where(intM, ell_kap, ell_rho.abs())
+    # --------------- quadrature over the existing pieces only
+    N = a1.shape[0]
+    ex = pc.pop("ex")
+    pc["_p_only"] = want == ("P",)
+    pidx = torch.nonzero(ex).squeeze(-1)
+    part = _piece_quadrature(_subset(pc, pidx, ("vs", "ve", "dv", "interior")), want, dev, dt)
+    E_D = torch.where(intD, exp_s, exp_0) * _INV_2PI
+    E_M = torch.where(intM, exp_s, exp_r) * _INV_2PI
+    Efac = torch.cat([E_D, E_M])
+
+    def comb(key):
+        full = torch.zeros(2 * N, dtype=dt, device=dev)
+        full = full.index_copy(0, pidx, part[key] * Efac[pidx])
+        return full[:N] + full[N:]
+
+    out = {}
+    A_, B_ = -a2, a1
+
+    def based(fpos, fneg):
+        """Base value: fpos() on rho >= 0 rows, fneg(A, B) on rho < 0 rows (subsets)."""
+        res = torch.zeros(N, dtype=dt, device=dev)
+        ip = torch.nonzero(pos).squeeze(-1)
+        ineg = torch.nonzero(~pos).squeeze(-1)
+        if ip.numel():
+            res = res.index_copy(0, ip, fpos(ip))
+        if ineg.numel():
+            res = res.index_copy(0, ineg, fneg(A_[ineg], B_[ineg], ineg))
+        return res
+
+    if "P" in want:
+        base = based(lambda i: nm.cdf(a1[i]) * nm.cdf(a2[i]),
+                     lambda A, B, i: nm.interval_prob(A, B))
+        out["P"] = base + comb("P")
+    if "M" in want:
+        base = based(
+            lambda i: nm.partial_moment1(a1[i]) * nm.partial_moment1(a2[i])
+            + rho[i] * nm.cdf(a1[i]) * nm.cdf(a2[i]),
+            lambda A, B, i: nm.interval_moment(A, B, 1, 1) + opr[i] * nm.interval_prob(A, B),
+        )
+        out["M"] = base + comb("M")
+    if "N1" in want:
+        base = based(lambda i: nm.partial_moment1(a1[i]) * nm.cdf(a2[i]),
+                     lambda A, B, i: nm.interval_moment(A, B, 1, 0))
+        bD = drD * torch.where(etD, F_rho, F_startD)
+        bM = drM * torch.where(etM, F_base, F_startM)
+        bnd = torch.where(exD, bD, zero) + torch.where(exM, bM, zero)
+        out["N1"] = base + bnd + comb("N1")
+    if "M11" in want:
+        base = based(lambda i: nm.partial_moment2(a1[i]) * nm.cdf(a2[i]),
+                     lambda A, B, i: nm.interval_moment(A, B, 2, 0))
+        bD = drD * (ell_startD + ell_rho.abs()) * F_startD
+        bM = drM * (ell_startM + ell_base.abs()) * F_startM
+        bnd = torch.where(exD & ~etD, bD, zero) + torch.where(exM & ~etM, bM, zero)
+        out["M11"] = base + bnd + comb("M11")
+    return out
+
+
+# ----------------------------------------------------------------------- public API
+def _flat(*xs):
+    dev = next((x.device for x in xs if torch.is_tensor(x)), None)
+    xs = [x if torch.is_tensor(x) else torch.as_tensor(x, dtype=torch.float64, device=dev) for x in xs]
+    xs = torch.broadcast_tensors(*xs)
+    shape = xs[0].shape
+    return [x.reshape(-1).to(torch.float64) for x in xs], shape
+
+
+def _limits_rho1(a1, a2, sign, want):
+    """Exact values at rho = +1 (sign > 0) and rho = -1 (sign < 0)."""
+    out = {}
+    if sign > 0:
+        m = torch.minimum(a1, a2)
+        d1, d2 = a1 - m, a2 - m
+        zero = torch.zeros_like(m)
+        Pm = nm.cdf(m)
+        if "P" in want:
+            out["P"] = Pm
+        if want != ("P",):
+            g1m = nm.partial_moment1(m)
+            if "N1" in want:
+                out["N1"] = torch.where(d1 > 0, d1 * Pm, zero) + g1m
+            if "M" in want or "M11" in want:
+                g2m = nm.partial_moment2(m)
+                if "M" in want:
+                    out["M"] = g2m + (d1 + d2) * g1m
+                if "M11" in want:
+                    out["M11"] = torch.where(d1 > 0, d1 * d1 * Pm + 2.0 * d1 * g1m, zero) + g2m
+    else:
+        A, B = -a2, a1
+        if "P" in want:
+            out["P"] = nm.interval_prob(A, B)
+        if "N1" in want:
+            out["N1"] = nm.interval_moment(A, B, 1, 0)
+        if "M" in want:
+            out["M"] = nm.interval_moment(A, B, 1, 1)
+        if "M11" in want:
+            out["M11"] = nm.interval_moment(A, B, 2, 0)
+    return out
+
+
+def _evaluate(a1, a2, rho, want):
+    want = tuple(want)
+    (a1, a2, rho), shape = _flat(a1, a2, rho)
+    n = a1.shape[0]
+    outs = {k: torch.empty(n, dtype=torch.float64, device=a1.device) for k in want}
+    for s in range(0, n, _CHUNK):
+        sl = slice(s, s + _CHUNK)
+        vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want)
+        for k in want:
+            outs[k][sl] = vals[k]
+    return {k: v.reshape(shape) for k, v in outs.items()}
+
+
+def _evaluate_chunk(a1, a2, rho, want):
+    n = a1.shape[0]
+    dev, dt = a1.device, a1.dtype
+    res = {k: torch.zeros(n, dtype=dt, device=dev) for k in want}
+    fin = torch.isfinite(a1) & torch.isfinite(a2)
+    groups = (
+        (fin & (rho < 1.0) & (rho > -1.0), lambda x, y, r: _core(x, y, r, want)),
+        (fin & (rho >= 1.0), lambda x, y, r: _limits_rho1(x, y, +1, want)),
+        (fin & (rho <= -1.0), lambda x, y, r: _limits_rho1(x, y, -1, want)),
+    )
+    for mask, fn in groups:
+        idx = torch.nonzero(mask).squeeze(-1)
+        if idx.numel() == 0:
+            continue
+        x = a1[idx].clamp(-_ARG_CLAMP, _ARG_CLAMP)
+        y = a2[idx].clamp(-_ARG_CLAMP, _ARG_CLAMP)
+        vals = fn(x, y, rho[idx])
+        for k in want:
+            res[k] = res[k].index_copy(0, idx, vals[k])
+    idx = torch.nonzero(~fin).squeeze(-1)
+    if idx.numel():
+        x, y = a1[idx], a2[idx]
+        zero = torch.zeros_like(x)
+        xf = torch.where(torch.isfinite(x), x, zero)
+        xn, yn = torch.isneginf(x), torch.isneginf(y)
+        xp, yp = torch.isposinf(x), torch.isposinf(y)
+        inf = torch.full_like(x, math.inf)
+        for k in want:
+            if k == "P":
+                v = torch.where(yp, nm.cdf(x), nm.cdf(y))  # one of them is +inf
+            elif k == "N1":
+                v = torch.where(xp, inf, nm.partial_moment1(xf))
+            elif k == "M":
+                v = inf
+            else:
+                v = torch.where(xp, inf, nm.partial_moment2(xf))
+            v = torch.where(xn | yn, zero, v)
+            res[k] = res[k].index_copy(0, idx, v)
+    return res
+
+
+def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+    """Phi2(h, k; rho) = P(Y1 <= h, Y2 <= k) for the standard bivariate normal.
+
+    h, k may be +-inf; rho in [-1, 1] (Phi2(h, k; 1) = Phi(min(h, k)), Phi2(h, k; -1) =
+    P(-k <= Y <= h)).  Computed as Phi(h)Phi(k) + int_0^rho phi2 dr for rho >= 0 and as
+    P(-k <= Y <= h) + int_{-1}^rho phi2 dr for rho < 0 (Plackett 1954); see the module
+    docstring for the quadrature.  Relative error <= 1e-13 wherever the value is a
+    normal float64.
+    """
+    return _evaluate(h, k, rho, ("P",))["P"]
+
+
+def orthant_m1(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+    """N1 = E[(a1 - Y1) 1{Y1 <= a1, Y2 <= a2}] >= 0  (N2: swap the first two arguments).
+
+    dN1/drho = phi(a2) Phi((a1 - rho a2)/sqrt(1-rho^2)); N1(0) = g1(a1) Phi(a2),
+    N1(-1) = int_{-a2}^{a1} (a1 - y) phi(y) dy.  Closed form (used only in tests):
+    N1 = a1 P + phi(a1) Phi(b2) + rho phi(a2) Phi(b1).
+    """
+    return _evaluate(a1, a2, rho, ("N1",))["N1"]
+
+
+def orthant_m2(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+    """M = E[(a1 - Y1)_+ (a2 - Y2)_+] >= 0.
+
+    dM/drho = Phi2(a1, a2; rho), so M = g1(a1) g1(a2) + rho Phi(a1)Phi(a2)
+    + int_0^rho (rho - r) phi2 dr (rho >= 0), and M = M(-1) + (rho+1) Phi2(a1,a2;-1)
+    + int_{-1}^rho (rho - r) phi2 dr (rho < 0), M(-1) = int_{-a2}^{a1} (a1-y)(a2+y) phi.
+    """
+    return _evaluate(a1, a2, rho, ("M",))["M"]
+
+
+def orthant_m11(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+    """E[(a1 - Y1)^2 1{Y1 <= a1, Y2 <= a2}] >= 0.
+
+    d/drho = 2 q phi(a2) g1((a1 - rho a2)/q) (q = sqrt(1 - rho^2)); base g2(a1) Phi(a2) at
+    rho = 0 and int_{-a2}^{a1} (a1 - y)^2 phi(y) dy at rho = -1.
+    """
+    return _evaluate(a1, a2, rho, ("M11",))["M11"]
+
+
+def orthant_moments(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> dict:
+    """All four quantities at once: {'P': Phi2, 'N1': N1, 'M': M, 'M11': M11}."""
+    return _evaluate(a1, a2, rho, _WANT_ALL)

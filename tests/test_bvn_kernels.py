@@ -1,0 +1,368 @@
+"""Accuracy of the float64 torch kernels ``numerics.normal`` and ``numerics.bvn``.
+
+Every value is compared with an mpmath reference that integrates the RAW definition
+(``tests/_mp_bvn.py``: a one-dimensional integral over Y1 of the conditional law of Y2,
+at 40 digits; it never uses Plackett's identity, which is what the kernels use).
+
+Tolerance: relative error <= 1e-13 wherever the true value is a normal float64
+(> 2.2e-308).  Reason: this is the accuracy the kernels are designed for; it leaves a
+margin of ~10x over the largest error measured on ~10^5 fuzzed points, and it is still
+~500 ulp, which absorbs the unavoidable amplification of input-independent rounding by
+the exponent (a value exp(-E) with E ~ 700 moves by E * eps ~ 8e-14 per ulp of E; the
+kernels form E in double-double to stay below that).
+
+The default tier uses a modest curated set (a few seconds); ``-m slow`` runs a fuzzed
+sweep, ``-m gpu`` compares CUDA against the CPU.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+import torch
+
+from numerics import bvn, normal as nm
+
+import _mp_bvn as ref  # tests/ is on sys.path (no package __init__)
+
+TOL = 1e-13
+TINY = mp.mpf("2.2250738585072014e-308")
+INF = math.inf
+
+
+def T(x):
+    return torch.as_tensor(np.asarray(x, dtype=np.float64))
+
+
+def _relerr(value, exact):
+    exact = mp.mpf(exact)
+    if exact == 0:
+        return 0.0 if value == 0 else math.inf
+    if not math.isfinite(value):
+        return math.inf
+    with mp.workdps(40):
+        return float(abs(mp.mpf(value) / exact - 1))
+
+
+def _check(fn, refn, points, tol=TOL, dps=40):
+    """Max relative error of ``fn`` over ``points`` (only where the reference is a normal
+    float64); fails with the worst point."""
+    arr = np.array(points, dtype=np.float64)
+    got = fn(T(arr[:, 0]), T(arr[:, 1]), T(arr[:, 2])).numpy()
+    worst, where = 0.0, None
+    for (a, b, r), g in zip(points, got):
+        assert not np.isnan(g), f"NaN at {(a, b, r)}"
+        exact = refn(a, b, r, dps=dps)
+        if abs(exact) < TINY:
+            assert g >= 0.0 and g < 1e-290, f"{(a, b, r)}: expected ~0, got {g}"
+            continue
+        e = _relerr(float(g), exact)
+        if e > worst:
+            worst, where = e, ((a, b, r), float(g), mp.nstr(exact, 20))
+    print(f"[{fn.__name__}] max relative error {worst:.2e} over {len(points)} points (worst {where})")
+    assert worst <= tol, f"max relative error {worst:.3e} > {tol:g} at {where}"
+    return worst
+
+
+# ----------------------------------------------------------------------------- points
+RHOS = [-1.0, -0.999999, -0.9, -0.5, -0.1, 0.0, 0.1, 0.5, 0.9, 0.999999, 1.0]
+
+CDF_POINTS = [
+    (-8.0, -8.0, 0.5),                      # 1.79e-21, must be relatively right
+    (0.0, 0.0, 0.3),
+    (1.5, -0.7, -0.6),
+    (-37.0, -37.0, 0.99),                   # 5e-302
+    (-36.5, -37.2, 0.5),
+    (-30.0, -29.99, 0.999999),
+    (-33.33431352814416, 33.33431352811921, -0.3763370959790291),  # h ~ -k
+    (5.0, 0.0, 0.999999),
+    (-3.0, 2.0, -0.9),
+    (10.0, 12.0, -0.5),
+    (-20.0, 3.0, 0.7),
+    (2.0, -2.0, -0.999999),
+    (-1.0, 1.0000001, -0.9999999),
+    (1.4094264788018478, -1.4094264601647541, -0.9999999646762381),
+    (-14.265781426369175, -14.232481304030184, 0.999999),
+    (3.3505803108725314e-09, 5.006021806497622e-09, -0.1),
+    (-6.0, -6.0, 1e-10),
+    (-25.0, -5.0, -0.2),
+    (-30.0, -20.0, 1.0),
+    (3.0, -2.9, -1.0),
+    (-2.0, -3.0, -1.0),
+    (0.0, 0.0, -0.999999),
+]
+
+MOMENT_POINTS = [
+    (-8.0, -8.0, 0.5),
+    (1.5, -0.7, -0.6),
+    (-3.0, 1.2, 0.7),
+    (-30.0, -29.99, 0.999999),
+    (-37.0, -37.0, 0.99),
+    (-2.0, 1.0, -0.3),
+    (1.4094264788018478, -1.4094264601647541, -0.9999999646762381),
+    (-15.031462783090731, 15.031463162094134, -0.999999),
+    (4.0, -6.0, 0.9),
+    (0.5, 0.5, 1.0),
+    (-3.0, 2.5, -1.0),
+]
+
+
+# ------------------------------------------------------------------------- univariate
+def test_univariate_against_mpmath():
+    xs = np.concatenate([np.linspace(-38.0, 8.0, 461), [-37.5, -1e-300, 0.0, 1e-10, -4.0, -2.0]])
+    t = T(xs)
+    cases = {
+        "pdf": (nm.pdf, lambda x: mp.npdf(x)),
+        "cdf": (nm.cdf, lambda x: mp.ncdf(x)),
+        "g1": (nm.partial_moment1, lambda x: x * mp.ncdf(x) + mp.npdf(x)),
+        "g2": (nm.partial_moment2, lambda x: (x * x + 1) * mp.ncdf(x) + x * mp.npdf(x)),
+    }
+    with mp.workdps(40):
+        for name, (fn, rf) in cases.items():
+            got = fn(t).numpy()
+            worst, where = 0.0, None
+            for x, g in zip(xs, got):
+                exact = rf(mp.mpf(float(x)))
+                if exact < TINY:
+                    continue
+                e = _relerr(float(g), exact)
+                if e > worst:
+                    worst, where = e, x
+            assert worst <= TOL, f"{name}: {worst:.2e} at x={where}"
+        # log_cdf: relative error of log Phi (away from x = 0, where log Phi -> -log 2)
+        got = nm.log_cdf(t).numpy()
+        for x, g in zip(xs, got):
+            exact = mp.log(mp.ncdf(mp.mpf(float(x))))
+            if exact != 0:
+                assert _relerr(float(g), exact) <= TOL, x
+
+
+def test_cdf_lower_tail_down_to_underflow():
+    # torch.special.ndtr returns 0 below x = -10 on the CPU; ours must not
+    x = T([-10.0, -20.0, -37.0, -37.5])
+    got = nm.cdf(x).numpy()
+    with mp.workdps(40):
+        for xi, g in zip(x.numpy(), got):
+            assert _relerr(float(g), mp.ncdf(mp.mpf(float(xi)))) <= TOL
+
+
+def test_interval_prob_short_and_tail_intervals():
+    pts = [
+        (-30.0, -29.999), (-1e-9, 1e-9), (29.0, 29.5), (-37.0, -36.9), (-5.0, 5.0),
+        (2.0, 30.0), (-3.0, 0.1), (-37.5, -37.4), (-1.0, -1.0 + 1e-12), (0.3, 0.7),
+        (-33.33431352814416, -33.33431352811921), (-INF, -30.0), (3.0, INF), (-INF, INF),
+    ]
+    a, b = T([p[0] for p in pts]), T([p[1] for p in pts])
+    got = nm.interval_prob(a, b).numpy()
+    for (lo, hi), g in zip(pts, got):
+        with mp.workdps(40):
+            if math.isinf(lo) or math.isinf(hi):
+                exact = mp.ncdf(mp.mpf(hi)) - mp.ncdf(mp.mpf(lo))
+            else:
+                exact = ref._interval_integral(mp.mpf(lo), mp.mpf(hi), lambda y: 1)
+        assert _relerr(float(g), exact) <= TOL, (lo, hi, g, exact)
+    assert float(nm.interval_prob(T(2.0), T(1.0))) == 0.0
+
+
+@pytest.mark.parametrize("m,n", [(1, 0), (0, 1), (2, 0), (1, 1), (0, 2)])
+def test_interval_moments(m, n):
+    pts = [(-30.0, -29.99), (-2.0, 3.0), (0.5, 4.0), (-1e-6, 2e-6), (-36.0, -30.0), (1.0, 1.0 + 1e-9)]
+    a, b = T([p[0] for p in pts]), T([p[1] for p in pts])
+    got = nm.interval_moment(a, b, m, n).numpy()
+    for (lo, hi), g in zip(pts, got):
+        with mp.workdps(40):
+            L, H = mp.mpf(lo), mp.mpf(hi)
+            exact = ref._interval_integral(L, H, lambda y: (H - y) ** m * (y - L) ** n)
+        assert _relerr(float(g), exact) <= TOL, (lo, hi, g, exact)
+
+
+# ---------------------------------------------------------------------- bivariate CDF
+def test_phi2_minus8_minus8_half_is_relatively_accurate():
+    got = float(bvn.bvn_cdf(T(-8.0), T(-8.0), T(0.5)))
+    exact = ref.bvn_cdf(-8.0, -8.0, 0.5)
+    assert 1.78e-21 < got < 1.80e-21
+    assert _relerr(got, exact) <= TOL, (got, mp.nstr(exact, 20))
+
+
+def test_bvn_cdf_curated():
+    _check(bvn.bvn_cdf, ref.bvn_cdf, CDF_POINTS)
+
+
+def test_bvn_cdf_rho_grid():
+    # rho = -0.999999 is ~exp(-1e7) here: skipped (and slow for the reference); the
+    # slow sweep covers the grid with many more (h, k)
+    pts = [(-7.0, -6.0, r) for r in RHOS if r != -0.999999] + [(-12.0, 12.0, -0.9), (-12.0, 12.0, 0.999999)]
+    _check(bvn.bvn_cdf, ref.bvn_cdf, pts)
+
+
+def test_bvn_cdf_exact_limits_and_infinities():
+    h = T([-3.0, 2.0, 0.7, -1.0, 5.0])
+    k = T([1.0, -4.0, 0.7, 1.0, -5.0])
+    one = torch.ones_like(h)
+    assert torch.equal(bvn.bvn_cdf(h, k, one), nm.cdf(torch.minimum(h, k)))
+    assert torch.equal(bvn.bvn_cdf(h, k, -one), nm.interval_prob(-k, h))
+    assert float(bvn.bvn_cdf(T(-1.0), T(1.0), T(-1.0))) == 0.0
+    x = T([-30.0, 0.0, 2.5])
+    for r in (-1.0, -0.3, 0.0, 0.999, 1.0):
+        rr = torch.full_like(x, r)
+        inf = torch.full_like(x, INF)
+        assert torch.equal(bvn.bvn_cdf(x, inf, rr), nm.cdf(x))
+        assert torch.equal(bvn.bvn_cdf(inf, x, rr), nm.cdf(x))
+        assert torch.all(bvn.bvn_cdf(x, -inf, rr) == 0)
+        assert torch.all(bvn.bvn_cdf(-inf, x, rr) == 0)
+    assert float(bvn.bvn_cdf(T(INF), T(INF), T(0.5))) == 1.0
+
+
+def test_bvn_cdf_origin_closed_form_and_symmetry():
+    rho = T(np.linspace(-1, 1, 41))
+    z = torch.zeros_like(rho)
+    got = bvn.bvn_cdf(z, z, rho).numpy()
+    for r, g in zip(rho.numpy(), got):
+        exact = mp.mpf(1) / 4 + mp.asin(mp.mpf(float(r))) / (2 * mp.pi)
+        if exact > 0:
+            assert _relerr(float(g), exact) <= TOL, r
+    rng = np.random.default_rng(3)
+    h, k, r = T(rng.uniform(-20, 5, 200)), T(rng.uniform(-20, 5, 200)), T(rng.uniform(-1, 1, 200))
+    a, b = bvn.bvn_cdf(h, k, r), bvn.bvn_cdf(k, h, r)
+    assert torch.allclose(a, b, rtol=1e-14, atol=0.0)
+
+
+def test_no_nan_on_extreme_grid():
+    vals = [-INF, -1e300, -40.0, -37.0, -1e-300, 0.0, 1e-300, 3.0, 40.0, 1e300, INF]
+    rhos = [-1.0, -1.0 + 1e-16, -0.5, 0.0, 1e-300, 0.5, 1.0 - 1e-16, 1.0]
+    g = np.array([(a, b, r) for a in vals for b in vals for r in rhos])
+    out = bvn.orthant_moments(T(g[:, 0]), T(g[:, 1]), T(g[:, 2]))
+    for key, v in out.items():
+        assert not torch.isnan(v).any(), key
+        assert (v >= 0).all(), key
+    p = out["P"]
+    assert ((p >= 0) & (p <= 1)).all()
+
+
+# ------------------------------------------------------------------------- moments
+@pytest.mark.parametrize(
+    "name", ["orthant_m1", "orthant_m2", "orthant_m11"]
+)
+def test_moments_curated(name):
+    _check(getattr(bvn, name), ref.REFERENCES[name], MOMENT_POINTS)
+
+
+def test_moments_match_closed_forms_in_the_body():
+    """Away from the tails the textbook closed forms are accurate; the kernels agree."""
+    rng = np.random.default_rng(7)
+    a1, a2 = rng.uniform(0.0, 3.0, 300), rng.uniform(0.0, 3.0, 300)
+    r = rng.uniform(0.0, 0.9, 300)
+    A1, A2, R = T(a1), T(a2), T(r)
+    out = bvn.orthant_moments(A1, A2, R)
+    q = torch.sqrt(1 - R * R)
+    b1, b2 = (A1 - R * A2) / q, (A2 - R * A1) / q
+    P = out["P"]
+    n1 = A1 * P + nm.pdf(A1) * nm.cdf(b2) + R * nm.pdf(A2) * nm.cdf(b1)
+    m = (A1 * A2 + R) * P + A1 * nm.pdf(A2) * nm.cdf(b1) + A2 * nm.pdf(A1) * nm.cdf(b2) + q * nm.pdf(A1) * nm.pdf(b2)
+    assert torch.allclose(out["N1"], n1, rtol=1e-13, atol=0)
+    assert torch.allclose(out["M"], m, rtol=1e-13, atol=0)
+    # N2 by symmetry and M symmetric
+    out2 = bvn.orthant_moments(A2, A1, R)
+    assert torch.allclose(out2["M"], out["M"], rtol=1e-14, atol=0)
+
+
+LADDER = [(ref.bvn_cdf, (-8.0, -8.0, 0.5)), (ref.orthant_m2, (-30.0, -29.99, 0.999999)),
+          (ref.orthant_m11, (1.5, -0.7, -0.6)), (ref.orthant_m1, (-33.3, 33.29, -0.999999)),
+          (ref.bvn_cdf, (1.4094264788018478, -1.4094264601647541, -0.9999999646762381))]
+
+
+def _ladder(fn, pt):
+    a, b = fn(*pt, dps=40), fn(*pt, dps=80)
+    with mp.workdps(80):
+        assert abs(a / b - 1) < mp.mpf(10) ** -35, (fn.__name__, pt, a, b)
+
+
+def test_reference_precision_ladder():
+    """The reference itself: 40 and 80 digits agree (checks its own quadrature)."""
+    _ladder(*LADDER[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(1, len(LADDER)))
+def test_reference_precision_ladder_more(case):
+    _ladder(*LADDER[case])
+
+
+# ---------------------------------------------------------------------- slow sweep
+def fuzz_points(n, seed):
+    """Fuzzed (h, k, rho): deep lower tails, mixed signs, large positive arguments,
+    h ~ +-k, tiny arguments, rho on the grid, near +-1 and tiny."""
+    rng = np.random.default_rng(seed)
+    rhos = np.array(RHOS)
+    out = []
+    for _ in range(n):
+        c = rng.integers(0, 9)
+        if c == 0:
+            h, k = rng.uniform(-37, -5, 2)
+        elif c == 1:
+            h, k = rng.uniform(-6, 6, 2)
+        elif c == 2:
+            h, k = rng.uniform(-37, 5), rng.uniform(-5, 37)
+        elif c == 3:
+            h = rng.uniform(-37, 37)
+            k = h * (1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-14, -1))
+        elif c == 4:
+            h = rng.uniform(-37, 37)
+            k = -h * (1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-14, -1))
+        elif c == 5:
+            h, k = rng.uniform(3, 40, 2)
+        elif c == 6:
+            h, k = rng.uniform(-1, 1, 2) * 10 ** rng.uniform(-8, 0)
+        elif c == 7:
+            h, k = rng.uniform(-20, 20, 2)
+        else:
+            h = rng.uniform(-37, -2)
+            k = h + rng.uniform(-3, 3)
+        u = rng.random()
+        if u < 0.3:
+            r = rng.choice(rhos)
+        elif u < 0.5:
+            r = rng.choice([-1, 1]) * (1 - 10 ** rng.uniform(-16, -2))
+        elif u < 0.55:
+            r = rng.choice([-1, 1]) * 10 ** rng.uniform(-12, -1)
+        else:
+            r = rng.uniform(-1, 1)
+        if rng.random() < 0.5:
+            h, k = k, h
+        out.append((float(h), float(k), float(r)))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name,seed", [("bvn_cdf", 101), ("orthant_m1", 102), ("orthant_m2", 103), ("orthant_m11", 104)]
+)
+def test_fuzzed_sweep(name, seed):
+    _check(getattr(bvn, name), ref.REFERENCES[name], fuzz_points(300, seed))
+
+
+@pytest.mark.slow
+def test_fuzzed_sweep_bvn_cdf_more():
+    _check(bvn.bvn_cdf, ref.bvn_cdf, fuzz_points(600, 105))
+
+
+# ---------------------------------------------------------------------------- GPU
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_matches_cpu_and_reference():
+    pts = np.array(CDF_POINTS + MOMENT_POINTS + fuzz_points(2000, 7), dtype=np.float64)
+    cpu = bvn.orthant_moments(T(pts[:, 0]), T(pts[:, 1]), T(pts[:, 2]))
+    dev = torch.device("cuda")
+    gpu = bvn.orthant_moments(*(T(pts[:, i]).to(dev) for i in range(3)))
+    for key in cpu:
+        g = gpu[key].cpu()
+        assert g.device.type == "cpu" and gpu[key].device.type == "cuda"
+        c = cpu[key]
+        ok = torch.isfinite(c) & (c > 1e-300)
+        rel = ((g[ok] - c[ok]).abs() / c[ok]).max().item()
+        assert rel <= TOL, (key, rel)
+        assert not torch.isnan(g).any()
+    got = float(bvn.bvn_cdf(T(-8.0).to(dev), T(-8.0).to(dev), T(0.5).to(dev)))
+    assert _relerr(got, ref.bvn_cdf(-8.0, -8.0, 0.5)) <= TOL
