@@ -56,6 +56,11 @@ exact by construction, so relative accuracy survives values down to 1e-300 (a pl
 exp(-E) with E ~ 700 would lose ~E ulps).  The numbers of nodes were chosen by comparing
 with a 96/128-node version on 10^5 fuzzed points (differences < 4e-15).
 
+Near |rho| = 1 every public function accepts an optional accurate q = sqrt(1 - rho^2)
+(keyword ``q``): 1 - |rho| is then q^2/(1 + |rho|) in double-double and all the
+cancelling differences (1 -+ rho, rho h - k, a1 - rho a2) are formed from it.  The
+quadrature rules are stored precomputed (``_RULES_HEX``), so no call builds them.
+
 References: R. L. Plackett (1954), Biometrika 41, 351-360; Z. Drezner & G. O.
 Wesolowsky (1990), J. Statist. Comput. Simul. 35, 101-107; A. Genz (2004), Statistics
 and Computing 14, 251-260 (the Gauss-Legendre-in-asin(r) scheme that this refines).
@@ -66,6 +71,7 @@ import math
 
 import torch
 
+from . import ddarith as dd
 from . import normal as nm
 
 __all__ = ["bvn_cdf", "orthant_m1", "orthant_m2", "orthant_m11", "orthant_moments"]
@@ -81,6 +87,8 @@ _WIN = 38.0
 #: B (linear in v or v', Gaussian factor, u' from 1 (or from the start) to at most 6.3).
 _A1_LEN = 3.0
 _N_A1, _N_A2, _N_B = 24, 48, 32
+_A2_MAX, _A2_SUB = 16.0, 12.0
+_N_B1, _N_B2 = 12, 20
 _LIN_A = 1.5
 #: Fast paths (both measured against the general rule, see tests): half-range
 #: Gauss-Hermite in u = |h| v for interior pieces whose Lorentzian scale a = |h| alpha
@@ -97,37 +105,9 @@ _WANT_ALL = ("P", "N1", "M", "M11")
 
 
 # ------------------------------------------------------------------ double-double tools
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _two_prod(a, b):
-    p = a * b
-    ah, al = nm._split(a)
-    bh, bl = nm._split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _dd_add(ah, al, bh, bl):
-    s, e = _two_sum(ah, bh)
-    e = e + (al + bl)
-    return _two_sum(s, e)
-
-
-def _dd_mul(ah, al, bh, bl):
-    p, e = _two_prod(ah, bh)
-    e = e + (ah * bl + al * bh)
-    return _two_sum(p, e)
-
-
-def _dd_div(ah, al, bh, bl):
-    q1 = ah / bh
-    ph, pl = _dd_mul(q1, torch.zeros_like(q1), bh, bl)
-    rh, _ = _dd_add(ah, al, -ph, -pl)
-    q2 = rh / bh
-    return _two_sum(q1, q2)
+# (public in ``numerics.ddarith``; the private aliases keep this module's code unchanged)
+_two_sum, _two_prod = dd.two_sum, dd.two_prod
+_dd_add, _dd_mul, _dd_div = dd.dd_add, dd.dd_mul, dd.dd_div
 
 
 def _exp_neg_dd(eh, el):
@@ -199,6 +179,183 @@ def _half_hermite_mp(n: int, dps: int = 120):
         ws = np.array([float(b[0] * Q[0, i] ** 2) for i in range(n)])
     o = np.argsort(xs)
     return xs[o], ws[o]
+
+
+#: Quadrature rules used by the kernels, precomputed by the ``*_mp`` builders above (and
+#: :func:`normal._legendre_mp`) and stored as exact float64 hex, so that no call pays for
+#: building them in mpmath (``tests/test_bvn_kernels.py`` checks them against the builders).
+_RULES_HEX = {
+    ("legendre", 12): (
+        (
+            "-0x1.f68f1d8e42e81p-1", "-0x1.cee874ffb88b4p-1", "-0x1.8a30aeed88f36p-1",
+            "-0x1.2cb4f05c077f9p-1", "-0x1.78a8d20a8b19dp-2", "-0x1.007a5f8f630e4p-3",
+            "0x1.007a5f8f630e4p-3", "0x1.78a8d20a8b19dp-2", "0x1.2cb4f05c077f9p-1",
+            "0x1.8a30aeed88f36p-1", "0x1.cee874ffb88b4p-1", "0x1.f68f1d8e42e81p-1",
+        ),
+        (
+            "0x1.8275d9dea6d8fp-5", "0x1.b60602bce6181p-4", "0x1.47d7258f22d8fp-3",
+            "0x1.a0163e6b1ab72p-3", "0x1.de3155c256ab5p-3", "0x1.fe40ce6d4f025p-3",
+            "0x1.fe40ce6d4f025p-3", "0x1.de3155c256ab5p-3", "0x1.a0163e6b1ab72p-3",
+            "0x1.47d7258f22d8fp-3", "0x1.b60602bce6181p-4", "0x1.8275d9dea6d8fp-5",
+        ),
+    ),
+    ("legendre", 20): (
+        (
+            "-0x1.fc7b5a0c71ce0p-1", "-0x1.ed8dba7bd769fp-1", "-0x1.d31064173fd92p-1",
+            "-0x1.ada0bd5efd6e7p-1", "-0x1.7e1f37346a54ep-1", "-0x1.45a8d3fa710dbp-1",
+            "-0x1.05905c13f7ff7p-1", "-0x1.7eaccf15652c4p-2", "-0x1.d281636928bc0p-3",
+            "-0x1.3973df98b86b0p-4", "0x1.3973df98b86b0p-4", "0x1.d281636928bc0p-3",
+            "0x1.7eaccf15652c4p-2", "0x1.05905c13f7ff7p-1", "0x1.45a8d3fa710dbp-1",
+            "0x1.7e1f37346a54ep-1", "0x1.ada0bd5efd6e7p-1", "0x1.d31064173fd92p-1",
+            "0x1.ed8dba7bd769fp-1", "0x1.fc7b5a0c71ce0p-1",
+        ),
+        (
+            "0x1.209680274e8afp-6", "0x1.4c9b5ea53b67fp-5", "0x1.00b467df7e475p-4",
+            "0x1.5519fe196e24ap-4", "0x1.a1817a317a821p-4", "0x1.e41ff31573b48p-4",
+            "0x1.0db2c5db26dffp-3", "0x1.230348f34a535p-3", "0x1.31819b52c5992p-3",
+            "0x1.38d6c490a3370p-3", "0x1.38d6c490a3370p-3", "0x1.31819b52c5992p-3",
+            "0x1.230348f34a535p-3", "0x1.0db2c5db26dffp-3", "0x1.e41ff31573b48p-4",
+            "0x1.a1817a317a821p-4", "0x1.5519fe196e24ap-4", "0x1.00b467df7e475p-4",
+            "0x1.4c9b5ea53b67fp-5", "0x1.209680274e8afp-6",
+        ),
+    ),
+    ("legendre", 24): (
+        (
+            "-0x1.fd892de691982p-1", "-0x1.f30f9f0cbf876p-1", "-0x1.e06585a70aa4dp-1",
+            "-0x1.c5d841864d0f5p-1", "-0x1.a3d74ce0d3700p-1", "-0x1.7af18edb9ddd6p-1",
+            "-0x1.4bd2ee5fa1086p-1", "-0x1.17417bac4d72bp-1", "-0x1.bc345d81e24b5p-2",
+            "-0x1.429a8c588e910p-2", "-0x1.8769542b94f8dp-3", "-0x1.0660853eda2e8p-4",
+            "0x1.0660853eda2e8p-4", "0x1.8769542b94f8dp-3", "0x1.429a8c588e910p-2",
+            "0x1.bc345d81e24b5p-2", "0x1.17417bac4d72bp-1", "0x1.4bd2ee5fa1086p-1",
+            "0x1.7af18edb9ddd6p-1", "0x1.a3d74ce0d3700p-1", "0x1.c5d841864d0f5p-1",
+            "0x1.e06585a70aa4dp-1", "0x1.f30f9f0cbf876p-1", "0x1.fd892de691982p-1",
+        ),
+        (
+            "0x1.9465bd3112202p-7", "0x1.d375514486f1dp-6", "0x1.6ab884f57c979p-5",
+            "0x1.e5c6255d25edap-5", "0x1.2c6d5c2eff064p-4", "0x1.6108ef504463ap-4",
+            "0x1.8fd8936444b16p-4", "0x1.b8177ba4a68dcp-4", "0x1.d91c78acb1b2dp-4",
+            "0x1.f25cbce1d1ff6p-4", "0x1.01b7117cf8bd8p-3", "0x1.060475e763736p-3",
+            "0x1.060475e763736p-3", "0x1.01b7117cf8bd8p-3", "0x1.f25cbce1d1ff6p-4",
+            "0x1.d91c78acb1b2dp-4", "0x1.b8177ba4a68dcp-4", "0x1.8fd8936444b16p-4",
+            "0x1.6108ef504463ap-4", "0x1.2c6d5c2eff064p-4", "0x1.e5c6255d25edap-5",
+            "0x1.6ab884f57c979p-5", "0x1.d375514486f1dp-6", "0x1.9465bd3112202p-7",
+        ),
+    ),
+    ("legendre", 32): (
+        (
+            "-0x1.fe995e70409b6p-1", "-0x1.f8a212714bcdcp-1", "-0x1.edf5518053baap-1",
+            "-0x1.deac0259f7f42p-1", "-0x1.caea9b4574cb9p-1", "-0x1.b2e04fd686a13p-1",
+            "-0x1.96c69481c4bc5p-1", "-0x1.76e0931d693bap-1", "-0x1.537a89c487f8ap-1",
+            "-0x1.2ce9146962ca4p-1", "-0x1.038862866b29dp-1", "-0x1.af76b57c6f8f1p-2",
+            "-0x1.53d55ce57bdf6p-2", "-0x1.ea0f7e19c094bp-3", "-0x1.27e0ea717f237p-3",
+            "-0x1.8bbc8488cc499p-5", "0x1.8bbc8488cc499p-5", "0x1.27e0ea717f237p-3",
+            "0x1.ea0f7e19c094bp-3", "0x1.53d55ce57bdf6p-2", "0x1.af76b57c6f8f1p-2",
+            "0x1.038862866b29dp-1", "0x1.2ce9146962ca4p-1", "0x1.537a89c487f8ap-1",
+            "0x1.76e0931d693bap-1", "0x1.96c69481c4bc5p-1", "0x1.b2e04fd686a13p-1",
+            "0x1.caea9b4574cb9p-1", "0x1.deac0259f7f42p-1", "0x1.edf5518053baap-1",
+            "0x1.f8a212714bcdcp-1", "0x1.fe995e70409b6p-1",
+        ),
+        (
+            "0x1.cbf8bc743cc5cp-8", "0x1.0aa3c248696c9p-6", "0x1.a0060a8531ffap-6",
+            "0x1.18c5800a355d9p-5", "0x1.5ee963a335495p-5", "0x1.a1c6ae961fbfap-5",
+            "0x1.e0bd76c924981p-5", "0x1.0d9b9a62cac10p-4", "0x1.2854103b35e0cp-4",
+            "0x1.40483e126fd14p-4", "0x1.553ee25ebebc6p-4", "0x1.6705e18e13ed1p-4",
+            "0x1.7572bdb3f6e51p-4", "0x1.8062fc0f6fef9p-4", "0x1.87bc776f8c6d7p-4",
+            "0x1.8b6d9eaec77adp-4", "0x1.8b6d9eaec77adp-4", "0x1.87bc776f8c6d7p-4",
+            "0x1.8062fc0f6fef9p-4", "0x1.7572bdb3f6e51p-4", "0x1.6705e18e13ed1p-4",
+            "0x1.553ee25ebebc6p-4", "0x1.40483e126fd14p-4", "0x1.2854103b35e0cp-4",
+            "0x1.0d9b9a62cac10p-4", "0x1.e0bd76c924981p-5", "0x1.a1c6ae961fbfap-5",
+            "0x1.5ee963a335495p-5", "0x1.18c5800a355d9p-5", "0x1.a0060a8531ffap-6",
+            "0x1.0aa3c248696c9p-6", "0x1.cbf8bc743cc5cp-8",
+        ),
+    ),
+    ("legendre", 48): (
+        (
+            "-0x1.ff5ee9d8af2e2p-1", "-0x1.fcaffc9af24a4p-1", "-0x1.f7df2d6c8eed7p-1",
+            "-0x1.f0f161978472fp-1", "-0x1.e7ee011520dfbp-1", "-0x1.dcdeb7610754bp-1",
+            "-0x1.cfcf63e4a4e84p-1", "-0x1.c0ce0c3f55453p-1", "-0x1.afeaccf5eeb9ep-1",
+            "-0x1.9d37c81006d1dp-1", "-0x1.88c91196f8e2dp-1", "-0x1.72b49a0302d99p-1",
+            "-0x1.5b1216aac49a1p-1", "-0x1.41fae84d5a001p-1", "-0x1.2789ffd1f24a0p-1",
+            "-0x1.0bdbc159f3714p-1", "-0x1.de1bcb894046ap-2", "-0x1.a27eb589dea3bp-2",
+            "-0x1.65204357a6389p-2", "-0x1.26425a1527d42p-2", "-0x1.cc50f5488fbefp-3",
+            "-0x1.4a2ef25599831p-3", "-0x1.8d54ccaa9b7b4p-4", "-0x1.094223ea6196dp-5",
+            "0x1.094223ea6196dp-5", "0x1.8d54ccaa9b7b4p-4", "0x1.4a2ef25599831p-3",
+            "0x1.cc50f5488fbefp-3", "0x1.26425a1527d42p-2", "0x1.65204357a6389p-2",
+            "0x1.a27eb589dea3bp-2", "0x1.de1bcb894046ap-2", "0x1.0bdbc159f3714p-1",
+            "0x1.2789ffd1f24a0p-1", "0x1.41fae84d5a001p-1", "0x1.5b1216aac49a1p-1",
+            "0x1.72b49a0302d99p-1", "0x1.88c91196f8e2dp-1", "0x1.9d37c81006d1dp-1",
+            "0x1.afeaccf5eeb9ep-1", "0x1.c0ce0c3f55453p-1", "0x1.cfcf63e4a4e84p-1",
+            "0x1.dcdeb7610754bp-1", "0x1.e7ee011520dfbp-1", "0x1.f0f161978472fp-1",
+            "0x1.f7df2d6c8eed7p-1", "0x1.fcaffc9af24a4p-1", "0x1.ff5ee9d8af2e2p-1",
+        ),
+        (
+            "0x1.9d50bc55d2d99p-9", "0x1.e037f45d9bd00p-8", "0x1.781605954a639p-7",
+            "0x1.fe80c5c315c9dp-7", "0x1.416423e8cba8ep-6", "0x1.822eefbc97517p-6",
+            "0x1.c15b1e8f69969p-6", "0x1.fea4d40fed235p-6", "0x1.1ce51f31f701fp-5",
+            "0x1.3945ed05d7d70p-5", "0x1.54565a91a8406p-5", "0x1.6df9583af719dp-5",
+            "0x1.86135edf0aa09p-5", "0x1.9c8a8d5861892p-5", "0x1.b146c443c7e24p-5",
+            "0x1.c431bfe4b31a0p-5", "0x1.d537300bfd4dfp-5", "0x1.e444cde6d0026p-5",
+            "0x1.f14a6f9e10ad4p-5", "0x1.fc3a19b11a2a4p-5", "0x1.028406fc86d37p-4",
+            "0x1.05d56c2248c44p-4", "0x1.080dac3f3725fp-4", "0x1.092a652a0fbb7p-4",
+            "0x1.092a652a0fbb7p-4", "0x1.080dac3f3725fp-4", "0x1.05d56c2248c44p-4",
+            "0x1.028406fc86d37p-4", "0x1.fc3a19b11a2a4p-5", "0x1.f14a6f9e10ad4p-5",
+            "0x1.e444cde6d0026p-5", "0x1.d537300bfd4dfp-5", "0x1.c431bfe4b31a0p-5",
+            "0x1.b146c443c7e24p-5", "0x1.9c8a8d5861892p-5", "0x1.86135edf0aa09p-5",
+            "0x1.6df9583af719dp-5", "0x1.54565a91a8406p-5", "0x1.3945ed05d7d70p-5",
+            "0x1.1ce51f31f701fp-5", "0x1.fea4d40fed235p-6", "0x1.c15b1e8f69969p-6",
+            "0x1.822eefbc97517p-6", "0x1.416423e8cba8ep-6", "0x1.fe80c5c315c9dp-7",
+            "0x1.781605954a639p-7", "0x1.e037f45d9bd00p-8", "0x1.9d50bc55d2d99p-9",
+        ),
+    ),
+    ("half_hermite", 16): (
+        (
+            "0x1.43a4d943fe202p-6", "0x1.a513f794091f6p-4", "0x1.faaba11b3d42fp-3",
+            "0x1.c96abc47021adp-2", "0x1.62da8f04d40a1p-1", "0x1.f57476a245e32p-1",
+            "0x1.4cbefe32932d1p+0", "0x1.a65cd8f5ac84ep+0", "0x1.036e73146a6dcp+1",
+            "0x1.36f83bd457568p+1", "0x1.6ddbad77ac21bp+1", "0x1.a86b20aaafb93p+1",
+            "0x1.e758222400af8p+1", "0x1.15fda5781f84ap+2", "0x1.3c9171b14455dp+2",
+            "0x1.6b337e6bbb1b4p+2",
+        ),
+        (
+            "0x1.9de5d5459379ep-5", "0x1.d15734c67f866p-4", "0x1.4da9adb281143p-3",
+            "0x1.77efc61c73918p-3", "0x1.52d17e153db77p-3", "0x1.dd7b1da8a6283p-4",
+            "0x1.fbe6c963733b1p-5", "0x1.87e688a2b126dp-6", "0x1.a41484d24acf2p-8",
+            "0x1.29b738deda19bp-10", "0x1.06be8724dcf32p-13", "0x1.0ac63cfb09ad7p-17",
+            "0x1.1619965bdfaf8p-22", "0x1.f05e16b84ec08p-29", "0x1.0e82db5e0a329p-36",
+            "0x1.38856a2f9e53bp-47",
+        ),
+    ),
+    ("laguerre", 16): (
+        (
+            "0x1.6703117854af1p-4", "0x1.d9cd1102ad99ap-2", "0x1.241c5cc1bf249p+0",
+            "0x1.108c5dd1cd77bp+1", "0x1.b7f2746f0b86bp+1", "0x1.44fe41c97e1c6p+2",
+            "0x1.c4806d32eb90dp+2", "0x1.2e06abc9857b7p+3", "0x1.86daeaf76a361p+3",
+            "0x1.ee20fe0126976p+3", "0x1.32e1ec27fe7a6p+4", "0x1.78412654383f3p+4",
+            "0x1.c9427a1e6e6bap+4", "0x1.14aaccf056cc9p+5", "0x1.4f860c09aa106p+5",
+            "0x1.9d9bf9f3bcba0p+5",
+        ),
+        (
+            "0x1.a632dece1086ap-3", "0x1.5300d490644f7p-2", "0x1.102cc4b1964f8p-2",
+            "0x1.1722d8dac8b57p-3", "0x1.83b7f51cabe64p-5", "0x1.72466ea58524dp-7",
+            "0x1.e4b90cebf5ad2p-10", "0x1.ac63a643813dap-13", "0x1.f21a07c144324p-17",
+            "0x1.6e97b4ced0cefp-21", "0x1.432858eef37a0p-26", "0x1.3ab7ff2e255d4p-32",
+            "0x1.2b5c194674c55p-39", "0x1.c5d0fc486cbfep-48", "0x1.74a8c03aa1b9ep-58",
+            "0x1.f71705b29bc99p-72",
+        ),
+    ),
+}
+
+
+def _install_rules():
+    """Seed ``normal``'s rule cache with the precomputed rules (no mpmath at run time)."""
+    import numpy as np
+
+    for key, (xs, ws) in _RULES_HEX.items():
+        nm._RULE_CACHE.setdefault(key, (np.array([float.fromhex(v) for v in xs]),
+                                        np.array([float.fromhex(v) for v in ws])))
+
+
+_install_rules()
 
 
 def _eval_nodes(pc, v, dvd, dc, qw, want, with_exp=True):
@@ -450,12 +607,24 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
     gi = torch.nonzero(midA > lo).squeeze(-1)
     if gi.numel():
         panel_w(gi, lo[gi], midA[gi], _N_A1)
-    gi = torch.nonzero(hiA > midA).squeeze(-1)
+    # panel A2; w-ranges longer than _A2_MAX (only when v_s or alpha are tiny, e.g. an
+    # accurate q ~ 1e-12 with rho -> 1) are cut into sub-panels of _A2_SUB units
+    lenA2 = hiA - midA
+    gi = torch.nonzero((lenA2 > 0) & (lenA2 <= _A2_MAX)).squeeze(-1)
     if gi.numel():
         panel_w(gi, midA[gi], hiA[gi], _N_A2)
+    gl = torch.nonzero(lenA2 > _A2_MAX).squeeze(-1)
+    if gl.numel():
+        nsub = int(math.ceil(float(lenA2[gl].max()) / _A2_SUB))
+        for j in range(nsub):
+            a = midA[gl] + j * _A2_SUB
+            b = torch.minimum(a + _A2_SUB, hiA[gl])
+            sel = torch.nonzero(b > a).squeeze(-1)
+            if sel.numel():
+                panel_w(gl[sel], a[sel], b[sel], _N_A2)
     uB = Ha * (hiB - loB)  # length of panel B in units of u = |h| v
     lower = -1.0
-    for bound, nB in ((1.0, 12), (3.0, 20), (math.inf, _N_B)):
+    for bound, nB in ((1.0, _N_B1), (3.0, _N_B2), (math.inf, _N_B)):
         bi = torch.nonzero(useB & (hiB > loB) & (uB > lower) & (uB <= bound)).squeeze(-1)
         lower = bound
         if bi.numel() == 0:
@@ -473,8 +642,9 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
         _accumulate(out, idx[bi], part)
 
 
-def _core(a1, a2, rho, want):
-    """All requested quantities for finite a1, a2 and |rho| < 1 (1-D tensors)."""
+def _core(a1, a2, rho, want, q=None):
+    """All requested quantities for finite a1, a2 and |rho| < 1 (1-D tensors); ``q``
+    (optional, q > 0) is an accurate sqrt(1 - rho^2), see :func:`bvn_cdf`."""
     dev, dt = a1.device, a1.dtype
     one = torch.ones_like(a1)
     zero = torch.zeros_like(a1)
@@ -489,13 +659,34 @@ def _core(a1, a2, rho, want):
     alpha = torch.sqrt(0.5 * omk * opk)
     Ha = H.abs()
     pos = rho >= 0
-    omr, omr_e = _two_sum(one, -rho)
-    opr, opr_e = _two_sum(one, rho)
-    qr = torch.sqrt(omr * opr)
-    # rho*H - K in double-double, then rho - kappa
-    ph, pl = _two_prod(rho, H)
-    sh_, sl_ = _two_sum(ph, -K)
-    sl_ = sl_ + pl
+    if q is None:
+        omr, omr_e = _two_sum(one, -rho)
+        opr, opr_e = _two_sum(one, rho)
+        qr = torch.sqrt(omr * opr)
+        # rho*H - K in double-double, then rho - kappa
+        ph, pl = _two_prod(rho, H)
+        sh_, sl_ = _two_sum(ph, -K)
+        sl_ = sl_ + pl
+    else:
+        # accurate q = sqrt(1 - rho^2) supplied: d = 1 - |rho| = q^2/(1 + |rho|) in
+        # double-double, rho = sgn (1 - d), and every difference that cancels as |rho| -> 1
+        # is rewritten through d (rho X - Y = (sgn X - Y) - sgn d X).
+        sgn = torch.where(pos, one, -one)
+        big_h, big_l = _two_sum(one, rho.abs())
+        q2h, q2l = _two_prod(q, q)
+        d_h, d_l = _dd_div(q2h, q2l, big_h, big_l)
+        omr, omr_e = torch.where(pos, d_h, big_h), torch.where(pos, d_l, big_l)
+        opr, opr_e = torch.where(pos, big_h, d_h), torch.where(pos, big_l, d_l)
+        qr = q
+
+        def rho_x_minus_y(x, y):
+            xh, xl = _two_sum(sgn * x, -y)
+            ph, pl = _two_prod(d_h, x)
+            pl = pl + d_l * x
+            s, e = _two_sum(xh, -sgn * ph)
+            return s, e + (xl - sgn * pl)
+
+        sh_, sl_ = rho_x_minus_y(H, K)
     rmk = torch.where(Hz, rho, (sh_ + sl_) / Hs)
     # exponents (double-double): E* = H^2/2, E(0) = (H^2+K^2)/2, E(rho)
     hh, hl = _two_prod(H, H)
@@ -517,7 +708,11 @@ def _core(a1, a2, rho, want):
     intD = ~(pos & (kap < 0))
     vsD = torch.where(intD, zero, -kap * _INV_SQRT2)
     veD = torch.clamp(rmk, min=0.0) / (_SQRT2 * qr)
-    dvD_end = rho * ((1.0 + qr) - kap * rho) / ((1.0 + qr) * _SQRT2 * qr)
+    # v(rho) - v(0) for an end piece: rho (1 + q - kappa rho) / ((1 + q) sqrt2 q); for
+    # kappa > 0 (the M piece when rho < kappa) 1 - kappa rho = (1 - kappa) + kappa (1 - rho)
+    # is formed without cancellation (it can be ~q with rho, kappa -> 1).
+    num_end = torch.where(kap > 0, (omk + kap * omr) + qr, (1.0 + qr) - kap * rho)
+    dvD_end = rho * num_end / ((1.0 + qr) * _SQRT2 * qr)
     dvD = torch.where(intD, veD, dvD_end)
     drD = torch.where(intD, rmk, rho)
     # M: original r from min(kappa, rho) down to base (exists iff kappa > base)
@@ -557,9 +752,13 @@ def _core(a1, a2, rho, want):
         pc["etype"] = torch.cat([etD, etM])
         phi_a2 = nm.pdf(a2)
         # ell = a1 - r a2 at the far ends (r = rho for D, base for M); >= 0 on plateaus
-        lh, ll = _two_prod(rho, a2)
-        ell_rho_h, ell_rho_l = _two_sum(a1, -lh)
-        ell_rho = ell_rho_h + (ell_rho_l - ll)
+        if q is None:
+            lh, ll = _two_prod(rho, a2)
+            ell_rho_h, ell_rho_l = _two_sum(a1, -lh)
+            ell_rho = ell_rho_h + (ell_rho_l - ll)
+        else:
+            eh_, el_ = rho_x_minus_y(a2, a1)
+            ell_rho = -(eh_ + el_)
         ell_base = torch.where(pos, a1, a1 + a2)
         pc["ell_e"] = torch.cat([ell_rho.abs(), ell_base.abs()])
         # F(r) = phi(a2) Phi(b1(r)) at the points needed
@@ -677,36 +876,48 @@ def _limits_rho1(a1, a2, sign, want):
     return out
 
 
-def _evaluate(a1, a2, rho, want):
+def _evaluate(a1, a2, rho, want, q=None):
     want = tuple(want)
-    (a1, a2, rho), shape = _flat(a1, a2, rho)
+    if q is None:
+        (a1, a2, rho), shape = _flat(a1, a2, rho)
+    else:
+        (a1, a2, rho, q), shape = _flat(a1, a2, rho, q)
     n = a1.shape[0]
     outs = {k: torch.empty(n, dtype=torch.float64, device=a1.device) for k in want}
     for s in range(0, n, _CHUNK):
         sl = slice(s, s + _CHUNK)
-        vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want)
+        vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want, None if q is None else q[sl])
         for k in want:
             outs[k][sl] = vals[k]
     return {k: v.reshape(shape) for k, v in outs.items()}
 
 
-def _evaluate_chunk(a1, a2, rho, want):
+def _evaluate_chunk(a1, a2, rho, want, q=None):
     n = a1.shape[0]
     dev, dt = a1.device, a1.dtype
     res = {k: torch.zeros(n, dtype=dt, device=dev) for k in want}
     fin = torch.isfinite(a1) & torch.isfinite(a2)
-    groups = (
-        (fin & (rho < 1.0) & (rho > -1.0), lambda x, y, r: _core(x, y, r, want)),
-        (fin & (rho >= 1.0), lambda x, y, r: _limits_rho1(x, y, +1, want)),
-        (fin & (rho <= -1.0), lambda x, y, r: _limits_rho1(x, y, -1, want)),
-    )
+    if q is None:
+        groups = (
+            (fin & (rho < 1.0) & (rho > -1.0), lambda x, y, r, i: _core(x, y, r, want)),
+            (fin & (rho >= 1.0), lambda x, y, r, i: _limits_rho1(x, y, +1, want)),
+            (fin & (rho <= -1.0), lambda x, y, r, i: _limits_rho1(x, y, -1, want)),
+        )
+    else:
+        # q decides: q > 0 is the interior (even where rho rounds to +-1), q = 0 the limits
+        qpos = q > 0
+        groups = (
+            (fin & qpos, lambda x, y, r, i: _core(x, y, r, want, q[i])),
+            (fin & ~qpos & (rho >= 0), lambda x, y, r, i: _limits_rho1(x, y, +1, want)),
+            (fin & ~qpos & (rho < 0), lambda x, y, r, i: _limits_rho1(x, y, -1, want)),
+        )
     for mask, fn in groups:
         idx = torch.nonzero(mask).squeeze(-1)
         if idx.numel() == 0:
             continue
         x = a1[idx].clamp(-_ARG_CLAMP, _ARG_CLAMP)
         y = a2[idx].clamp(-_ARG_CLAMP, _ARG_CLAMP)
-        vals = fn(x, y, rho[idx])
+        vals = fn(x, y, rho[idx], idx)
         for k in want:
             res[k] = res[k].index_copy(0, idx, vals[k])
     idx = torch.nonzero(~fin).squeeze(-1)
@@ -731,7 +942,7 @@ def _evaluate_chunk(a1, a2, rho, want):
     return res
 
 
-def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None) -> torch.Tensor:
     """Phi2(h, k; rho) = P(Y1 <= h, Y2 <= k) for the standard bivariate normal.
 
     h, k may be +-inf; rho in [-1, 1] (Phi2(h, k; 1) = Phi(min(h, k)), Phi2(h, k; -1) =
@@ -739,39 +950,51 @@ def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor) -> torch.Tensor
     P(-k <= Y <= h) + int_{-1}^rho phi2 dr for rho < 0 (Plackett 1954); see the module
     docstring for the quadrature.  Relative error <= 1e-13 wherever the value is a
     normal float64.
+
+    ``q`` (optional, keyword): an accurate q = sqrt(1 - rho^2) >= 0, broadcastable with
+    rho, for correlations near +-1 that the caller knows better than their rounding to
+    float64 (e.g. rho = cos t from nearly parallel vectors, q = sin t from 2x2 minors):
+    rho rounded to float64 carries 1 - |rho| only to absolute eps, which near |rho| = 1
+    is a large relative error that Phi2 inherits (phi2 ~ 1/q).  When q is given, 1 - |rho|
+    is taken as q^2/(1 + |rho|) (double-double) and every quantity that cancels as
+    |rho| -> 1 (1 -+ rho, rho h - k, a1 - rho a2, sqrt(1 - rho^2)) is formed from it;
+    rho itself then only fixes the sign and enters where its relative rounding is
+    harmless.  q > 0 is treated as |rho| < 1 even where rho rounds to +-1; q = 0 gives
+    the exact limits at rho = sign(rho) * 1.  Without q the results are unchanged.
     """
-    return _evaluate(h, k, rho, ("P",))["P"]
+    return _evaluate(h, k, rho, ("P",), q)["P"]
 
 
-def orthant_m1(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+def orthant_m1(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> torch.Tensor:
     """N1 = E[(a1 - Y1) 1{Y1 <= a1, Y2 <= a2}] >= 0  (N2: swap the first two arguments).
 
     dN1/drho = phi(a2) Phi((a1 - rho a2)/sqrt(1-rho^2)); N1(0) = g1(a1) Phi(a2),
     N1(-1) = int_{-a2}^{a1} (a1 - y) phi(y) dy.  Closed form (used only in tests):
     N1 = a1 P + phi(a1) Phi(b2) + rho phi(a2) Phi(b1).
     """
-    return _evaluate(a1, a2, rho, ("N1",))["N1"]
+    return _evaluate(a1, a2, rho, ("N1",), q)["N1"]
 
 
-def orthant_m2(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+def orthant_m2(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> torch.Tensor:
     """M = E[(a1 - Y1)_+ (a2 - Y2)_+] >= 0.
 
     dM/drho = Phi2(a1, a2; rho), so M = g1(a1) g1(a2) + rho Phi(a1)Phi(a2)
     + int_0^rho (rho - r) phi2 dr (rho >= 0), and M = M(-1) + (rho+1) Phi2(a1,a2;-1)
     + int_{-1}^rho (rho - r) phi2 dr (rho < 0), M(-1) = int_{-a2}^{a1} (a1-y)(a2+y) phi.
     """
-    return _evaluate(a1, a2, rho, ("M",))["M"]
+    return _evaluate(a1, a2, rho, ("M",), q)["M"]
 
 
-def orthant_m11(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> torch.Tensor:
+def orthant_m11(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> torch.Tensor:
     """E[(a1 - Y1)^2 1{Y1 <= a1, Y2 <= a2}] >= 0.
 
     d/drho = 2 q phi(a2) g1((a1 - rho a2)/q) (q = sqrt(1 - rho^2)); base g2(a1) Phi(a2) at
     rho = 0 and int_{-a2}^{a1} (a1 - y)^2 phi(y) dy at rho = -1.
     """
-    return _evaluate(a1, a2, rho, ("M11",))["M11"]
+    return _evaluate(a1, a2, rho, ("M11",), q)["M11"]
 
 
-def orthant_moments(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor) -> dict:
-    """All four quantities at once: {'P': Phi2, 'N1': N1, 'M': M, 'M11': M11}."""
-    return _evaluate(a1, a2, rho, _WANT_ALL)
+def orthant_moments(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> dict:
+    """All four quantities at once: {'P': Phi2, 'N1': N1, 'M': M, 'M11': M11}.
+    ``q``: optional accurate sqrt(1 - rho^2), as in :func:`bvn_cdf`."""
+    return _evaluate(a1, a2, rho, _WANT_ALL, q)

@@ -123,7 +123,7 @@ def run(deep: bool = False, select: str | None = None, progress: bool = True,
     here = Path(verify.__file__).parent
     if deep:
         os.environ.setdefault("MASKVERIFY_PROFILE", "deep")
-    args = [str(here), "-q", "-p", "no:cacheprovider", "--no-header", "-p", "no:terminal",
+    args = [str(here), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-o", "addopts=", "--strict-markers",
             "-m", "not gpu" if deep else "not slow and not gpu"]
     if select:

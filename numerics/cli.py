@@ -18,6 +18,9 @@ def _check(args) -> int:
     from . import checkrun
 
     code, results = checkrun.run(deep=args.deep, select=args.k, progress=not args.no_progress)
+    if code in (2, 3, 4):  # interrupted, internal error, usage error: no table to show
+        print(f"maskverify check: pytest could not run the catalogue (exit code {code})", file=sys.stderr)
+        return 2
     rows = checkrun.table(results)
     print(checkrun.format_table(rows))
     failed = [r for r in results if r.outcome in ("failed", "error", "xpass")]

@@ -241,6 +241,82 @@ def test_no_nan_on_extreme_grid():
     assert ((p >= 0) & (p <= 1)).all()
 
 
+# ------------------------------------------------------- accurate q = sqrt(1 - rho^2)
+Q_TS = ["1e-3", "1e-6", "1e-9", "1e-12"]
+Q_HK = [(1.0, 1.0), (-3.0, -3.0), (-25.0, -25.0), (1.5, -0.7), (-6.0, 4.0)]
+Q_HK_MORE = [(0.0, 0.0), (-30.0, -29.5), (0.5, 0.5), (-8.0, -8.0), (-2.0, -2.5), (2.0, 3.0), (-5.0, 5.0),
+             (3.0, -3.0), (-20.0, -20.000001), (4.0, -6.0), (-12.0, 12.0), (5.0, 5.0),
+             (-37.0, -36.0)]
+
+
+def _check_q(hk, ts=Q_TS):
+    """rho = +-cos t, q = sin t from the exact t (mpmath, 80 digits): the kernels given
+    (float(rho), q=float(q)) match the reference at the exact rho to TOL, although
+    float(rho) alone has lost 1 - |rho| (it rounds to +-1 for t <= 1e-8)."""
+    pts, exact = [], {name: [] for name in ref.REFERENCES}
+    for t in ts:
+        for s in (1, -1):
+            with mp.workdps(80):
+                rho, q = s * mp.cos(mp.mpf(t)), mp.sin(mp.mpf(t))
+            for h, k in hk:
+                pts.append((h, k, float(rho), float(q), t))
+                for name, fn in ref.REFERENCES.items():
+                    exact[name].append(fn(h, k, rho))
+    arr = np.array([p[:4] for p in pts], dtype=np.float64)
+    args = [T(arr[:, i]) for i in range(3)]
+    qq = T(arr[:, 3])
+    keys = {"bvn_cdf": "P", "orthant_m1": "N1", "orthant_m2": "M", "orthant_m11": "M11"}
+    together = bvn.orthant_moments(*args, q=qq)
+    for name, key in keys.items():
+        alone = getattr(bvn, name)(*args, q=qq)
+        worst, where = 0.0, None
+        got = list(zip(pts, alone.numpy(), exact[name])) + list(zip(pts, together[key].numpy(), exact[name]))
+        for p, g, ex in got:
+            if abs(ex) < TINY:
+                assert 0.0 <= g < 1e-290, (name, p, g)
+                continue
+            e = _relerr(float(g), ex)
+            if e > worst:
+                worst, where = e, (p, float(g), mp.nstr(ex, 20))
+        print(f"[{name}, q given] max relative error {worst:.2e} (worst {where})")
+        assert worst <= TOL, (name, worst, where)
+
+
+def test_accurate_q_near_rho_pm1():
+    _check_q(Q_HK)
+
+
+@pytest.mark.slow
+def test_accurate_q_near_rho_pm1_more():
+    _check_q(Q_HK_MORE)
+
+
+def test_accurate_q_limits_and_consistency():
+    h = T([-3.0, 2.0, 0.7, -1.0, 5.0, -30.0])
+    k = T([1.0, -4.0, 0.7, 1.0, -5.0, -29.0])
+    one, zero = torch.ones_like(h), torch.zeros_like(h)
+    # q = 0: the exact limits, whatever rho's rounding (sign from rho)
+    for key in ("P", "N1", "M", "M11"):
+        lim_p = bvn.orthant_moments(h, k, one)[key]
+        lim_m = bvn.orthant_moments(h, k, -one)[key]
+        assert torch.equal(bvn.orthant_moments(h, k, one, q=zero)[key], lim_p)
+        assert torch.equal(bvn.orthant_moments(h, k, one - 1e-16, q=zero)[key], lim_p)
+        assert torch.equal(bvn.orthant_moments(h, k, -one, q=zero)[key], lim_m)
+    # q consistent with a float rho away from +-1: same values to rounding; broadcasting
+    r = T([-0.9, -0.5, 0.0, 0.3, 0.8, 0.99])
+    q = torch.sqrt((1 - r) * (1 + r))
+    a, b = bvn.orthant_moments(h, k, r), bvn.orthant_moments(h, k, r, q=q)
+    for key in a:
+        assert torch.allclose(a[key], b[key], rtol=1e-13, atol=0.0), key
+    s = bvn.bvn_cdf(h[:, None], k[None, :], T(0.6), q=T(0.8))
+    assert s.shape == (6, 6)
+    assert torch.allclose(s, bvn.bvn_cdf(h[:, None], k[None, :], T(0.6)), rtol=1e-13, atol=0.0)
+    # infinite arguments keep their closed forms
+    inf = torch.full_like(h, INF)
+    assert torch.equal(bvn.bvn_cdf(h, inf, one, q=T(1e-12)), nm.cdf(h))
+    assert torch.all(bvn.bvn_cdf(-inf, h, one, q=T(1e-12)) == 0)
+
+
 # ------------------------------------------------------------------------- moments
 @pytest.mark.parametrize(
     "name", ["orthant_m1", "orthant_m2", "orthant_m11"]
@@ -366,3 +442,14 @@ def test_cuda_matches_cpu_and_reference():
         assert not torch.isnan(g).any()
     got = float(bvn.bvn_cdf(T(-8.0).to(dev), T(-8.0).to(dev), T(0.5).to(dev)))
     assert _relerr(got, ref.bvn_cdf(-8.0, -8.0, 0.5)) <= TOL
+
+
+def test_precomputed_rules_match_their_builders():
+    """The rule table stored in ``bvn`` (no mpmath at run time) equals what the mpmath
+    builders produce, bit for bit."""
+    builders = {"legendre": nm._legendre_mp, "half_hermite": bvn._half_hermite_mp,
+                "laguerre": bvn._laguerre_mp}
+    for (kind, n), (xs, ws) in bvn._RULES_HEX.items():
+        x, w = builders[kind](n)
+        assert [float.fromhex(v) for v in xs] == [float(v) for v in x], (kind, n)
+        assert [float.fromhex(v) for v in ws] == [float(v) for v in w], (kind, n)
