@@ -20,7 +20,7 @@ WITNESSES = ("symbolic", "reference", "certified", "fast", "montecarlo", "proper
 
 
 @dataclass
-class TestResult:
+class WitnessResult:
     nodeid: str
     statement: str
     witness: str
@@ -42,7 +42,7 @@ class Row:
     digits: float | None = None
     ratio: float | None = None
 
-    def add(self, r: TestResult) -> None:
+    def add(self, r: WitnessResult) -> None:
         counts = self.cells.setdefault(r.witness, defaultdict(int))
         counts[r.outcome] += 1
         if r.error is not None and math.isfinite(r.error):
@@ -59,16 +59,15 @@ class Row:
         bad = counts.get("failed", 0) + counts.get("error", 0) + counts.get("xpass", 0)
         if bad:
             return f"FAIL {bad}/{sum(counts.values())}"
+        parts = [f"ok {counts['passed']}"] if counts.get("passed") else []
         if counts.get("xfail"):
-            return f"finding {counts['xfail']}"
-        if counts.get("passed"):
-            return f"ok {counts['passed']}"
-        return "skipped"
+            parts.append(f"finding {counts['xfail']}")
+        return " + ".join(parts) or "skipped"
 
 
 class _Collector:
     def __init__(self, progress: bool):
-        self.results: list[TestResult] = []
+        self.results: list[WitnessResult] = []
         self.markers: dict[str, tuple[str, str]] = {}
         self.progress = progress
         self.bar = None
@@ -106,7 +105,7 @@ class _Collector:
         msg = None
         if report.failed and report.longrepr is not None:
             msg = str(getattr(report.longrepr, "reprcrash", None) or report.longrepr).splitlines()[-1][:300]
-        self.results.append(TestResult(report.nodeid, st, wi, outcome, report.duration,
+        self.results.append(WitnessResult(report.nodeid, st, wi, outcome, report.duration,
                                        props.get("error"), props.get("digits"), props.get("ratio"),
                                        props.get("detail"), msg))
 
@@ -116,7 +115,7 @@ class _Collector:
 
 
 def run(deep: bool = False, select: str | None = None, progress: bool = True,
-        extra_args: tuple[str, ...] = ()) -> tuple[int, list[TestResult]]:
+        extra_args: tuple[str, ...] = ()) -> tuple[int, list[WitnessResult]]:
     """Run ``verify/`` and return pytest's exit code and every marked result."""
     import verify
 
@@ -134,7 +133,7 @@ def run(deep: bool = False, select: str | None = None, progress: bool = True,
     return int(code), collector.results
 
 
-def table(results: list[TestResult]) -> list[Row]:
+def table(results: list[WitnessResult]) -> list[Row]:
     from theory.catalogue import CATALOGUE
 
     rows: dict[str, Row] = {}
@@ -153,7 +152,7 @@ def format_table(rows: list[Row]) -> str:
     for row in rows:
         err = "-" if row.error is None else f"{row.error:.1e}"
         dig = "-" if row.digits is None else f"{row.digits:.1f}"
-        body.append([row.statement, row.ref[:38], *(row.cell(w) for w in WITNESSES), err, dig])
+        body.append([row.statement, row.ref, *(row.cell(w) for w in WITNESSES), err, dig])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     out = [line(head), line("-" * w for w in widths)]
@@ -161,7 +160,7 @@ def format_table(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
-def write_json(path: str, code: int, results: list[TestResult], rows: list[Row]) -> None:
+def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Row]) -> None:
     """Atomically write the machine-readable report."""
     payload = {
         "pytest_exit_code": code,
