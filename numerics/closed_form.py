@@ -160,7 +160,13 @@ def _orthant(mu1, mu2, s1, s2, rho):
     F2 = normal.pdf(c2) * _cond_cdf(c2, c1, rho, q)
     N2 = c2 * P + F2 + rho * F1
     G2 = normal.pdf(c2) * _cond_g1(c2, c1, rho, q)
-    return a1, a2, P + F1 * d1 + F2 * d2, N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
+    P_corr = P + F1 * d1 + F2 * d2
+    # rho = 1: P = Phi(min(a1, a2)) has a kink on a1 = a2, where no linear correction is
+    # right; take the smaller of the corrected arguments instead (M and N1 are C^1 there)
+    first = (c1 - c2) + (d1 - d2) <= 0
+    P_kink = torch.where(first, normal.cdf(c1) + normal.pdf(c1) * d1, normal.cdf(c2) + normal.pdf(c2) * d2)
+    P_corr = torch.where((q == 0) & (rho > 0), P_kink, P_corr)
+    return a1, a2, P_corr, N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
 
 
 def orthant_prob(mu1, mu2, s1, s2, rho):
