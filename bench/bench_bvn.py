@@ -146,6 +146,14 @@ def main(argv=None):
 
     # warm-up (quadrature rules are built on first use)
     bvn.bvn_cdf(th[:1000], tk[:1000], tr[:1000])
+    if hasattr(bvn, "_fast_paths"):  # fraction of points on each path of bvn_cdf
+        fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
+        masks = bvn._fast_p_route(th, tk, tr)[:4]
+        done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)})
+        fr = [(m & done).double().mean().item() for m in masks]
+        print("paths: fixed GL %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, "
+              "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
+                                                   (~fin).double().mean().item()))
     rows = []
     t_cpu, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
     rows.append(["torch CPU (bvn_cdf)", t_cpu, args.n / t_cpu, ""])
