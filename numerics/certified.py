@@ -96,11 +96,11 @@ def to_arb(x, name="x"):
     if isinstance(x, mp.mpf):
         if not mp.isfinite(x):
             raise ValueError(f"{name} must be finite, got {x}")
-        m, e = x.man_exp if x != 0 else (0, 0)
+        sign, m, e, bc = x._mpf_   # x = (-1)^sign m 2^e; mpmath's man_exp drops the sign
         if not m:
             return arb(0)
-        with workprec(max(ctx.prec, int(m).bit_length() + 16)):
-            return arb(int(m)) * arb(2) ** int(e)      # exact (dyadic)
+        with workprec(max(ctx.prec, int(bc) + 16)):
+            return (-1 if sign else 1) * arb(int(m)) * arb(2) ** int(e)  # exact (dyadic)
     if isinstance(x, float):
         if not math.isfinite(x):
             raise ValueError(f"{name} must be finite, got {x!r}")

@@ -109,3 +109,17 @@ def test_certify_float():
 def test_bad_input_raises_value_error(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_to_arb_is_exact_for_negative_mpf():
+    """mpmath's ``man_exp`` carries no sign; to_arb must keep it (a past bug turned -0.1 into 0.1)."""
+    import mpmath as mp
+    from numerics.certified import to_arb
+
+    with mp.workdps(45):
+        for v in ("-0.1", "0.3", "-1e-30", "-5"):
+            x = mp.mpf(v)
+            a = to_arb(x)
+            assert a.rad() == 0
+            man, exp = a.mid().man_exp()
+            assert mp.ldexp(mp.mpf(int(man)), int(exp)) == x

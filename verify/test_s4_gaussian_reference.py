@@ -8,9 +8,9 @@ mu/s = -8 and -20, rho = +-1 and -0.999, s = 0, d = 1, u || v, u = -v and kappa 
 
 Conventions of the closed-form side:
 
-- Phi = ``mp.ncdf``, varphi = ``mp.npdf``; Phi_2 = ``reference.bvn_cdf`` (the raw double
-  integral of the standard bivariate density; its own closed form is certified against
-  Drezner & Wesolowsky's single integral in ``test_s4_gaussian_certified``).
+- Phi = ``mp.ncdf``, varphi = ``mp.npdf``; Phi_2 = Plackett's / Drezner & Wesolowsky's
+  single integral enclosed in Arb (``certified.bvn_cdf_arb``), a formula independent of the
+  raw double integral the reference evaluates.
 - The closed forms are evaluated with ``CF_DPS`` = DPS + 15 digits, and Phi_2 with them, so
   that their own cancellation in the tails (e.g. mu Phi(mu/s) + s varphi(mu/s) at
   mu/s = -20) does not eat into the 25 digits being checked.
@@ -29,6 +29,7 @@ import mpmath as mp
 import pytest
 import sympy as sp
 
+from numerics import certified as C
 from numerics import reference as ref
 from numerics.tolerance import Tol, digits
 from theory import gaussian as g
@@ -42,17 +43,22 @@ pytestmark = pytest.mark.witness("reference")
 
 
 # =============================================================================== closed forms
-def _phi2(h, k, rho):
-    """Phi_2 for the closed forms: the reference double integral, snapped to rho = +-1 when
-    |rho| is within 10^-CF_DPS of it (the boundary limits; see the module docstring).
+def _arb_to_mpf(ball):
+    """The exact midpoint of an Arb ball as an mpf."""
+    man, exp = ball.mid().man_exp()
+    return mp.ldexp(mp.mpf(int(man)), int(exp))
 
-    Snapped to rho = -1 it is P(-k <= X <= h), which near the limit u = -v is O(10^-CF_DPS)
-    and ill-conditioned (h + k ~ 10^-CF_DPS): there only its absolute accuracy matters, the
-    ladder's relative test cannot pass, and one evaluation at CF_DPS digits is used."""
+
+def _phi2(h, k, rho):
+    """Phi_2 for the closed forms, by a formula independent of the reference under test:
+    Plackett's / Drezner & Wesolowsky's single integral enclosed in Arb
+    (``certified.bvn_cdf_arb``), not the raw double integral that ``numerics.reference``
+    integrates -- otherwise the 'orthant' identity P = Phi_2(a1, a2; rho) would compare the
+    reference with itself.  Snapped to rho = +-1 when |rho| is within 10^-CF_DPS of it (the
+    boundary limits; see the module docstring), where Arb uses the exact limits."""
     if 1 - abs(rho) < mp.mpf(10) ** -CF_DPS:
         rho = mp.sign(rho)
-        return ref.bvn_cdf(h, k, rho, dps=CF_DPS, ladder=rho > 0)
-    return ref.bvn_cdf(h, k, rho, dps=CF_DPS)
+    return _arb_to_mpf(C.enclose(C.bvn_cdf_arb, h, k, rho, digits=CF_DPS))
 
 
 MODULES = [{"Phi": mp.ncdf, "varphi": mp.npdf, "Phi2": _phi2}, "mpmath"]
