@@ -8,8 +8,8 @@ mu/s = -8 and -20, rho = +-1 and -0.999, s = 0, d = 1, u || v, u = -v and kappa 
 
 Conventions of the closed-form side:
 
-- Phi = ``mp.ncdf``, varphi = ``mp.npdf``; Phi_2 = Plackett's / Drezner & Wesolowsky's
-  single integral enclosed in Arb (``certified.bvn_cdf_arb``), a formula independent of the
+- Phi = ``mp.ncdf``, varphi = ``mp.npdf``; Phi_2 = Plackett's single integral (in Arb from
+  rho = 0, in mpmath from rho = -1 for rho < 0, see ``_phi2``), a formula independent of the
   raw double integral the reference evaluates.
 - The closed forms are evaluated with ``CF_DPS`` = DPS + 15 digits, and Phi_2 with them, so
   that their own cancellation in the tails (e.g. mu Phi(mu/s) + s varphi(mu/s) at
@@ -49,16 +49,52 @@ def _arb_to_mpf(ball):
     return mp.ldexp(mp.mpf(int(man)), int(exp))
 
 
+def _phi2_plackett_minus_one(h, k, rho, dps):
+    """Phi_2 for rho < 0 by Plackett's integral from rho = -1 (nothing cancels):
+    P(-k <= X <= h) + (1/2pi) int_0^{asin rho + pi/2} exp(-E) du in u = t + pi/2 (r = sin t),
+    E = (h - k r)^2/(2(1 - r^2)) + k^2/2 with h - k r = (h + k) - 2k sin^2(u/2) and
+    1 - r^2 = sin^2 u, free of cancellation near r = -1.  E is unimodal in r with its minimum
+    at r* = k/h or h/k; the integrand is normalised by exp(-E_min) and split at the peak, so
+    that mp.quad's absolute stopping test is meaningful whatever the magnitude."""
+    with mp.workdps(dps):
+        h, k, rho = mp.mpf(h), mp.mpf(k), mp.mpf(rho)
+        base = max(mp.mpf(0), mp.ncdf(h) - mp.ncdf(-k))
+
+        def E(u):
+            su = mp.sin(u)
+            return ((h + k) - 2 * k * mp.sin(u / 2) ** 2) ** 2 / (2 * su * su) + k * k / 2
+
+        top = mp.asin(rho) + mp.pi / 2
+        cands = [r for r in ((k / h) if h else None, (h / k) if k else None)
+                 if r is not None and -1 < r < rho]
+        # without an interior minimum E is monotone: least at u = top, or at u = 0 where it
+        # is finite (h^2/2) only when h = -k
+        peak = mp.asin(cands[0]) + mp.pi / 2 if cands else top
+        emin = min(E(peak), h * h / 2 if h + k == 0 else mp.inf)
+
+        def f(u):
+            return mp.mpf(0) if mp.sin(u) == 0 else mp.exp(emin - E(u))
+
+        edges = [mp.mpf(0)] + ([peak] if 0 < peak < top else []) + [top]
+        return base + mp.exp(-emin) * mp.quad(f, edges) / (2 * mp.pi)
+
+
 def _phi2(h, k, rho):
-    """Phi_2 for the closed forms, by a formula independent of the reference under test:
-    Plackett's / Drezner & Wesolowsky's single integral enclosed in Arb
-    (``certified.bvn_cdf_arb``), not the raw double integral that ``numerics.reference``
-    integrates -- otherwise the 'orthant' identity P = Phi_2(a1, a2; rho) would compare the
-    reference with itself.  Snapped to rho = +-1 when |rho| is within 10^-CF_DPS of it (the
-    boundary limits; see the module docstring), where Arb uses the exact limits."""
+    """Phi_2 for the closed forms, by formulas independent of the reference under test (whose
+    raw double integral would otherwise be compared with itself in the 'orthant' identity
+    P = Phi_2(a1, a2; rho)): for rho >= 0 Plackett's / Drezner & Wesolowsky's single integral
+    enclosed in Arb (``certified.bvn_cdf_arb``); for rho < 0, where that form cancels by
+    thousands of bits in the lower tail, Plackett's integral from rho = -1 in mpmath, checked
+    at two precisions.  Snapped to rho = +-1 when |rho| is within 10^-CF_DPS of it (the
+    boundary limits; see the module docstring)."""
     if 1 - abs(rho) < mp.mpf(10) ** -CF_DPS:
         rho = mp.sign(rho)
-    return _arb_to_mpf(C.enclose(C.bvn_cdf_arb, h, k, rho, digits=CF_DPS))
+    if rho >= 0 or rho == -1:
+        return _arb_to_mpf(C.enclose(C.bvn_cdf_arb, h, k, rho, digits=CF_DPS))
+    lo = _phi2_plackett_minus_one(h, k, rho, CF_DPS + 20)
+    hi = _phi2_plackett_minus_one(h, k, rho, CF_DPS + 40)
+    assert abs(lo - hi) <= abs(hi) * mp.mpf(10) ** -CF_DPS, f"Phi_2({h}, {k}; {rho}) ladder"
+    return hi
 
 
 MODULES = [{"Phi": mp.ncdf, "varphi": mp.npdf, "Phi2": _phi2}, "mpmath"]
