@@ -1,10 +1,10 @@
 """Every statement of the paper that the suite checks, by stable id, in paper order."""
 from __future__ import annotations
 
-from . import gaussian
+from . import gaussian, network
 from .statement import Statement
 
-CATALOGUE: dict[str, Statement] = {st.id: st for st in gaussian.STATEMENTS}
+CATALOGUE: dict[str, Statement] = {st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS}
 
 
 def get(statement_id: str) -> Statement:

@@ -18,6 +18,7 @@ class Kind(enum.Enum):
     UPPER_BOUND = "upper bound"
     LOWER_BOUND = "lower bound"
     ASYMPTOTIC = "asymptotic (hidden constant)"
+    DEFINITION = "definition"
 
 
 class Indicator(sp.Function):
@@ -32,6 +33,14 @@ class Indicator(sp.Function):
 
     def _eval_rewrite_as_Piecewise(self, cond, **kwargs):
         return sp.Piecewise((1, cond), (0, True))
+
+
+class Tex(sp.Symbol):
+    """An opaque symbol that prints as the raw LaTeX it is named by (for notation that is
+    displayed, never computed with, e.g. a max over indices)."""
+
+    def _latex(self, printer):
+        return self.name
 
 
 class Expectation(sp.Expr):
