@@ -51,6 +51,7 @@ from dataclasses import dataclass, fields
 import torch
 
 from . import bvn, normal
+from .closed_form import _plane
 from .arrays import DTYPE, NONNEG, REAL, _as_tensor, check_finite_result
 from .montecarlo import Estimate
 
@@ -147,16 +148,21 @@ def surrogate_loss(W, a, X, y, C):
     """
     m = W.shape[-2]
     Z = torch.einsum("...nd,...md->...nm", X * C, W)
-    f = torch.relu(Z) @ a / math.sqrt(m)
+    f = _relu(Z) @ a / math.sqrt(m)
     return 0.5 * ((f - y) ** 2).sum(-1)
 
 
-def surrogate_grad(W, a, X, y, C):
-    """grad_W L_C(W) by torch autograd, one per mask draw: C (B, n, d) -> (B, m, d).
+def _relu(z):
+    """ReLU whose autograd derivative is eq. (2)'s indicator 1{z >= 0} (torch.relu's is 1{z > 0}).
 
-    Autograd of ReLU at 0 gives 0, eq. (2) gives 1{... >= 0}; the two differ only on the
-    null event w_r^T(x_i . c_i) = 0, which continuous masks never hit (kappa > 0).
+    The two differ only where z = 0, which matters when w_r . x_i = 0: then z = 0 for every
+    mask, and eq. (2) counts the neuron as active.
     """
+    return torch.where(z >= 0, z, torch.zeros_like(z))
+
+
+def surrogate_grad(W, a, X, y, C):
+    """(L_C(W), grad_W L_C(W)) by torch autograd, one per mask draw: C (B, n, d) -> (B,), (B, m, d)."""
     Wb = W.detach().expand(C.shape[0], *W.shape).clone().requires_grad_(True)
     with torch.enable_grad():
         loss = surrogate_loss(Wb, a, X, y, C)
@@ -242,39 +248,50 @@ def _step_cdf(num, q):
     return torch.where(q > 0, normal.cdf(num / torch.where(q > 0, q, torch.ones_like(q))), step)
 
 
-def _pair_geometry(uh, nu, r1, r2):
-    """rho, an accurate q, and the indices refined (|rho| > 0.9), for the pairs (r1, r2)."""
+def _pair_geometry(nr: _Neurons, r1, r2, kappa):
+    """rho, q and the numerators n1 = q b1 = a1 - rho a2, n2 = q b2 = a2 - rho a1 for the
+    pairs (r1, r2), and the index of the pairs refined because |rho| > 0.9.
+
+    For those, rho - 1 and a_i - rho a_j cancel: they are taken from the geometry of
+    span(u_hat_1, u_hat_2) with error-free 2x2 minors (``closed_form._plane``), so that an
+    exactly parallel pair gets q = 0 and n = 0 exactly (the tie, where the q -> 0+ limits
+    of Phi(b1) and Phi(b2) are 1/2 each and add up right).
+    """
+    uh, nu, a = nr.uh, nr.nu, nr.a
     rho = (uh @ uh.transpose(-1, -2))[:, r1, r2].clamp(-1.0, 1.0)
     present = (nu[:, r1] > 0) & (nu[:, r2] > 0)
     rho = torch.where(present, rho, torch.zeros_like(rho))
     q = torch.sqrt((1 - rho) * (1 + rho))
+    a1, a2 = a[:, r1], a[:, r2]
+    n1, n2 = a1 - rho * a2, a2 - rho * a1
     near = (rho.abs() > _RHO_REFINE).nonzero(as_tuple=True)
     if near[0].numel():
-        d1, d2 = uh[near[0], r1[near[1]]], uh[near[0], r2[near[1]]]
-        qn = 0.5 * torch.linalg.vector_norm(d1 - d2, dim=-1) * torch.linalg.vector_norm(d1 + d2, dim=-1)
-        q = q.index_put(near, qn.clamp(max=1.0))
-    return rho, q, near
+        rho_n, q_n, e2, f2 = _plane(uh[near[0], r1[near[1]]], uh[near[0], r2[near[1]]])
+        rho, q = rho.index_put(near, rho_n), q.index_put(near, q_n)
+        n1 = n1.index_put(near, q_n * f2.sum(-1) / kappa)
+        n2 = n2.index_put(near, q_n * e2.sum(-1) / kappa)
+    return rho, q, n1, n2, near
 
 
-def _pairs(nr: _Neurons, r1, r2):
+def _pairs(nr: _Neurons, r1, r2, kappa):
     """The pair quantities of the module docstring for pairs (r1, r2), shape (chunk, pairs):
     E1 = E[z1 z2 1{..}], F12 = E[z2 1{..}], F21 = E[z1 1{..}], H12, H21, P."""
     mu1, mu2, s1, s2 = nr.mu[:, r1], nr.mu[:, r2], nr.s[:, r1], nr.s[:, r2]
     a1, a2 = nr.a[:, r1], nr.a[:, r2]
-    rho, q, near = _pair_geometry(nr.uh, nr.nu, r1, r2)
+    rho, q, n1, n2, near = _pair_geometry(nr, r1, r2, kappa)
     P = bvn.bvn_cdf(a1, a2, rho)  # the fast path; pairs near parallel are redone with q
     if near[0].numel():
         P = P.index_put(near, bvn.bvn_cdf(a1[near], a2[near], rho[near], q=q[near]))
     p1, p2 = nr.pdf[:, r1], nr.pdf[:, r2]
-    n1, n2 = a1 - rho * a2, a2 - rho * a1  # q b_1, q b_2
     T1, T2 = p1 * _step_cdf(n2, q), p2 * _step_cdf(n1, q)
     Q = q * p1 * normal.pdf(n2 / torch.where(q > 0, q, torch.ones_like(q)))
     Q = torch.where(q > 0, Q, torch.zeros_like(Q))
     E1 = (mu1 * mu2 + rho * s1 * s2) * P + mu1 * s2 * T2 + mu2 * s1 * T1 + s1 * s2 * Q
     F12 = mu2 * P + s2 * (T2 + rho * T1)
     F21 = mu1 * P + s1 * (T1 + rho * T2)
-    H12 = (mu2 - rho * s2 * a1) * T1 + s2 * Q
-    H21 = (mu1 - rho * s1 * a2) * T2 + s1 * Q
+    # mu2 - rho s2 a1 = s2 n2 (and mu2 itself where s2 = 0, rho = 0 there)
+    H12 = torch.where(s2 > 0, s2 * n2, mu2) * T1 + s2 * Q
+    H21 = torch.where(s1 > 0, s1 * n1, mu1) * T2 + s1 * Q
     return E1, F12, F21, H12, H21, P, rho
 
 
@@ -303,7 +320,7 @@ def _moments(W, a, X, y, kappa, *, want_grad, pair_budget):
     for lo, hi in _chunks(n, m, pair_budget):
         nr = _neurons(W, X[lo:hi], kappa)
         Phi, pdf, sig, sq = nr.Phi, nr.pdf, nr.sigma_tilde, nr.square
-        E1, F12, F21, H12, H21, P, _ = _pairs(nr, r1, r2)
+        E1, F12, F21, H12, H21, P, _ = _pairs(nr, r1, r2, kappa)
         Ef[lo:hi] = sig @ a / sqm
         Ef2[lo:hi] = (sq.sum(-1) + 2 * (E1 * aa).sum(-1)) / m
         if not want_grad:
@@ -343,7 +360,7 @@ def expected_loss(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET):
 
     E f_i from the exact smoothed ReLU, E f_i^2 from E_1 = E[ReLU(z_ir) ReLU(z_ir')] over all
     pairs of neurons (parallel and antiparallel ones included); see the module docstring.
-    Written as 1/2 sum_i ((E f_i - y_i)^2 + Var f_i) so that kappa = 0 gives L(W) exactly.
+    Written as 1/2 sum_i ((E f_i - y_i)^2 + Var f_i): at kappa = 0, L(W) up to rounding.
     """
     t, use_torch = _validate(W, a, X, y, kappa)
     Ef, Ef2, _ = _moments(t["W"], t["a"], t["X"], t["y"], t["kappa"], want_grad=False,
@@ -480,7 +497,7 @@ def theorem_4_2(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET) -> Theorem42:
         U = X[lo:hi, None, :] * W[None]
         T2 += 0.5 * kappa.item() ** 2 / m * float(((torch.einsum("r,krd->kd", a, U * Phi[..., None])) ** 2).sum())
         # Delta = E_1 - (mu mu' + rho s s') Phi Phi'; diagonal (rho = 1): (mu^2 + s^2) Phi (1 - Phi) + mu s varphi
-        E1, *_, rho = _pairs(nr, r1, r2)
+        E1, *_, rho = _pairs(nr, r1, r2, kappa)
         mu1, mu2, s1, s2 = nr.mu[:, r1], nr.mu[:, r2], nr.s[:, r1], nr.s[:, r2]
         cross = (mu1 * mu2 + rho * s1 * s2) * Phi[:, r1] * Phi[:, r2]
         diag = (nr.mu**2 + nr.s**2) * Phi * normal.cdf(-nr.a) + nr.mu * nr.s * pdf
