@@ -175,3 +175,13 @@ def test_every_catalogue_equation_has_a_derivation():
     missing = [(st.id, eq.label) for st in CATALOGUE.values() if st.id.startswith("lemma.")
                for eq in st.equations if (st.id, eq.label) not in D.DERIVATIONS]
     assert not missing, f"equations without a symbolic witness: {missing}"
+
+
+def test_planted_wrong_decomposition_is_not_proved():
+    """Theorem 4.2 with T2 counted twice must fail the symbolic decomposition check."""
+    from theory import derivations_network as DN
+    from theory import network as N
+
+    assert DN.theorem_4_2_decomposition().proved
+    assert not DN.theorem_4_2_decomposition(rhs=N.T1s + 2 * N.T2s + N.Es).proved
+    assert not DN.remark_4_4_constant(rhs=N.REMARK_4_4.equation("O_constant").rhs / 2).proved

@@ -1,6 +1,7 @@
 """Section 4, symbolic witness: SymPy checks each Gaussian-moment lemma of
-``theory/gaussian.py`` (the catalogue's own right-hand sides) by the derivations in
-``theory/derivations.py``.
+``theory/gaussian.py`` and the network-level statements of ``theory/network.py`` (the
+catalogue's own right-hand sides) by the derivations in ``theory/derivations.py`` and
+``theory/derivations_network.py``.
 
 Each test asserts that the derivation is ``proved`` and that every step it checked reduced
 to exactly ``0`` (or a zero matrix) or to ``True``; the claim string, recorded as the
@@ -12,6 +13,9 @@ import pytest
 import sympy as sp
 
 from theory import derivations as D
+from theory import derivations_network as DN
+
+REGISTRY = {**D.DERIVATIONS, **DN.DERIVATIONS}
 
 
 def _identically_zero(e) -> bool:
@@ -34,12 +38,12 @@ def _check(result: D.Derivation, statement_id: str, part: str, record) -> None:
 @pytest.mark.witness("symbolic")
 @pytest.mark.parametrize("key", [
     pytest.param(key, marks=pytest.mark.statement(key[0]), id=f"{key[0]}:{key[1]}")
-    for key in D.DERIVATIONS
+    for key in REGISTRY
 ])
 def test_derivation_proves_the_catalogue_statement(key, record):
-    """Every part of every Section 4 lemma: the derivation's claim (recorded as the detail)
+    """Every derived part of every Section 4 statement: the derivation's claim (recorded as the detail)
     says exactly what SymPy showed, e.g. for ``lemma.relu_moment1:first`` that
     int_0^oo z N(z; mu, s^2) dz - (mu Phi(mu/s) + s varphi(mu/s)) reduces to 0."""
     statement_id, part = key
-    _check(D.DERIVATIONS[key](), statement_id, part, record)
+    _check(REGISTRY[key](), statement_id, part, record)
 
