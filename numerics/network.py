@@ -401,9 +401,9 @@ class Definition41:
     """The quantities of Definition 4.1 (eq. (3): phi(x) = exp(-x^2), psi(x) = |x| phi(x)).
 
     phi_max, psi_max are maxima over (r, i) of phi and psi at t_ir = w_r^T x_i / (2 kappa ||u_ir||)
-    (note the 2 kappa).  Pairs with kappa ||u_ir|| = 0 are left out: their pre-activation is
-    deterministic and contributes nothing to E (sigma_tilde = sigma_hat there); with none
-    left, both maxima are 0.
+    (note the 2 kappa).  Where kappa ||u_ir|| = 0 the argument is +-inf (phi = psi = 0) if
+    w_r^T x_i != 0, and 0/0 is read as t = 0 (phi = 1, psi = 0) -- the reading of
+    ``numerics.reference_network``; such pairs contribute nothing to E.
     """
 
     B_x: float
@@ -425,7 +425,7 @@ def definition_4_1(W, X, y, kappa) -> Definition41:
     nr = _neurons(W, X, kappa)
     live = nr.s > 0
     targ = torch.where(live, nr.mu / (2 * torch.where(live, nr.s, torch.ones_like(nr.s))), torch.zeros_like(nr.s))
-    phi = torch.where(live, torch.exp(-targ**2), torch.zeros_like(targ))
+    phi = torch.where(live | (nr.mu == 0), torch.exp(-targ**2), torch.zeros_like(targ))
     psi = targ.abs() * phi
     return Definition41(
         B_x=float(X.abs().max()), B_y=float(y.abs().max()),

@@ -145,8 +145,8 @@ DEFINITION_4_1 = Statement(
     where=((B_x, Tex(r"\max_i\|x_i\|_\infty")), (B_y, Tex(r"\max_i|y_i|")),
            (R_w, Tex(r"\max_r\|w_r\|_2")), (R_u, Tex(r"\max_{r,i}\|w_r\odot x_i\|_2"))),
     notes=("The paper writes phi in (0, 1] and psi in (0, 1/sqrt(2e)]; psi(0) = 0, so the range of "
-           "psi is [0, 1/sqrt(2e)]. Pairs with kappa ||u_ir|| = 0 (0/0 arguments) are left out of "
-           "the maxima (their pre-activation is deterministic)."),
+           "psi is [0, 1/sqrt(2e)]. Where kappa ||u_ir|| = 0 the argument is +-inf (phi = psi = 0), "
+           "and 0/0 (w_r . x_i = 0) is read as 0 (phi = 1, psi = 0)."),
 )
 
 THEOREM_4_2 = Statement(
