@@ -243,9 +243,21 @@ def _neurons(W, X, kappa) -> _Neurons:
 
 
 def _step_cdf(num, q):
-    """Phi(num/q), and its q -> 0+ limit 1, 1/2, 0 as num >, =, < 0."""
+    """Phi(num/q), and its q -> 0+ limit 1, 1/2, 0 as num >, =, < 0.
+
+    Per pair, Phi and varphi come from erfc and exp directly: their relative error grows
+    like b^2 eps in the lower tail, where they multiply terms that are themselves below
+    eps of the sums, so the normwise accuracy is unchanged and the pairs run ~8x faster
+    than ``normal.cdf``'s tail-exact form.
+    """
     step = (num > 0).to(num.dtype) + 0.5 * (num == 0).to(num.dtype)
-    return torch.where(q > 0, normal.cdf(num / torch.where(q > 0, q, torch.ones_like(q))), step)
+    b = num / torch.where(q > 0, q, torch.ones_like(q))
+    return torch.where(q > 0, 0.5 * torch.special.erfc(-b / math.sqrt(2)), step)
+
+
+def _pdf(x):
+    """varphi(x) = exp(-x^2/2)/sqrt(2 pi) (see ``_step_cdf`` on accuracy)."""
+    return torch.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
 def _pair_geometry(nr: _Neurons, r1, r2, kappa):
@@ -284,7 +296,7 @@ def _pairs(nr: _Neurons, r1, r2, kappa):
         P = P.index_put(near, bvn.bvn_cdf(a1[near], a2[near], rho[near], q=q[near]))
     p1, p2 = nr.pdf[:, r1], nr.pdf[:, r2]
     T1, T2 = p1 * _step_cdf(n2, q), p2 * _step_cdf(n1, q)
-    Q = q * p1 * normal.pdf(n2 / torch.where(q > 0, q, torch.ones_like(q)))
+    Q = q * p1 * _pdf(n2 / torch.where(q > 0, q, torch.ones_like(q)))
     Q = torch.where(q > 0, Q, torch.zeros_like(Q))
     E1 = (mu1 * mu2 + rho * s1 * s2) * P + mu1 * s2 * T2 + mu2 * s1 * T1 + s1 * s2 * Q
     F12 = mu2 * P + s2 * (T2 + rho * T1)
