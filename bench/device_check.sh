@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One device session's checks (see README, "GPU"): CUDA agreement tests, then the two
+# benchmarks on CUDA.  Usage on a GPU machine, from the repository root:
+#   OUT=/some/dir bash bench/device_check.sh
+# Uses the machine's own torch (no install); python-flint is not needed for these.
+set -u
+export PYTHONUNBUFFERED=1 PYTHONPATH=.
+OUT=${OUT:-/tmp/device_out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
+python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())" | tee -a "$OUT/gpu.txt"
+timeout 150 python3 -m pytest -m gpu tests/test_gpu.py -q -p no:cacheprovider 2>&1 | tee "$OUT/test_gpu.log"
+timeout 200 python3 bench/bench_network.py --device cuda --repeat 3 --big-m 1000 --json "$OUT/bench_network_cuda.json" 2>&1 | tee "$OUT/bench_network_cuda.log"
+timeout 120 python3 bench/bench_bvn.py --n 10000000 --repeat 3 --scipy-n 200 --ref-n 100 2>&1 | tee "$OUT/bench_bvn_cuda.log"
