@@ -68,15 +68,17 @@ class Row:
 class _Collector:
     def __init__(self, progress: bool):
         self.results: list[WitnessResult] = []
-        self.markers: dict[str, tuple[str, str]] = {}
+        #: nodeid -> (statement ids, witness); a test may witness several statements
+        self.markers: dict[str, tuple[tuple[str, ...], str]] = {}
         self.progress = progress
         self.bar = None
 
     def pytest_collection_modifyitems(self, items):
         for item in items:
-            st, wi = item.get_closest_marker("statement"), item.get_closest_marker("witness")
-            if st and wi:
-                self.markers[item.nodeid] = (st.args[0], wi.args[0])
+            ids = tuple(dict.fromkeys(m.args[0] for m in item.iter_markers("statement")))
+            wi = item.get_closest_marker("witness")
+            if ids and wi:
+                self.markers[item.nodeid] = (ids, wi.args[0])
 
     def pytest_collection_finish(self, session):
         if self.progress:
@@ -100,14 +102,15 @@ class _Collector:
         self._add(report, outcome)
 
     def _add(self, report, outcome):
-        st, wi = self.markers.get(report.nodeid, ("(unmarked)", "other"))
+        ids, wi = self.markers.get(report.nodeid, (("(unmarked)",), "other"))
         props = dict(report.user_properties)
         msg = None
         if report.failed and report.longrepr is not None:
             msg = str(getattr(report.longrepr, "reprcrash", None) or report.longrepr).splitlines()[-1][:300]
-        self.results.append(WitnessResult(report.nodeid, st, wi, outcome, report.duration,
-                                       props.get("error"), props.get("digits"), props.get("ratio"),
-                                       props.get("detail"), msg))
+        for st in ids:
+            self.results.append(WitnessResult(report.nodeid, st, wi, outcome, report.duration,
+                                           props.get("error"), props.get("digits"), props.get("ratio"),
+                                           props.get("detail"), msg))
 
     def pytest_sessionfinish(self):
         if self.bar is not None:

@@ -23,13 +23,13 @@ def _check(args) -> int:
         return 2
     rows = checkrun.table(results)
     print(checkrun.format_table(rows))
-    failed = [r for r in results if r.outcome in ("failed", "error", "xpass")]
+    tests = {r.nodeid: r for r in results}.values()  # a test witnessing several statements counts once
+    failed = [r for r in tests if r.outcome in ("failed", "error", "xpass")]
     for r in failed:
         print(f"\nFAILED {r.nodeid}\n  {r.message or ''}")
-    n = len(results)
-    print(f"\n{n} witness tests: {sum(r.outcome == 'passed' for r in results)} passed, "
-          f"{len(failed)} failed, {sum(r.outcome == 'xfail' for r in results)} recorded findings, "
-          f"{sum(r.outcome == 'skipped' for r in results)} skipped"
+    print(f"\n{len(tests)} witness tests: {sum(r.outcome == 'passed' for r in tests)} passed, "
+          f"{len(failed)} failed, {sum(r.outcome == 'xfail' for r in tests)} recorded findings, "
+          f"{sum(r.outcome == 'skipped' for r in tests)} skipped"
           + (" (deep tier)" if args.deep else " (default tier; --deep for the slow tier)"))
     if args.json:
         checkrun.write_json(args.json, code, results, rows)
