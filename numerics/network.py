@@ -54,6 +54,7 @@ from . import bvn, normal
 from .closed_form import _plane
 from .arrays import DTYPE, NONNEG, REAL, _as_tensor, check_finite_result
 from .montecarlo import Estimate
+from .ntk import lambda0, ntk_gram  # noqa: F401  (DESIGN.md lists them under numerics.network)
 
 #: |a| is clamped here: beyond, every Gaussian factor is 0 or 1 in float64, and the
 #: products with a (b = (a_2 - rho a_1)/q) keep their sign without overflowing

@@ -1,10 +1,11 @@
 """Every statement of the paper that the suite checks, by stable id, in paper order."""
 from __future__ import annotations
 
-from . import gaussian, network
+from . import convergence, gaussian, network, ntk
 from .statement import Statement
 
-CATALOGUE: dict[str, Statement] = {st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS}
+CATALOGUE: dict[str, Statement] = {
+    st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS + ntk.STATEMENTS + convergence.STATEMENTS}
 
 
 def get(statement_id: str) -> Statement:

@@ -1,7 +1,6 @@
-"""Section 4, symbolic witness: SymPy checks each Gaussian-moment lemma of
-``theory/gaussian.py`` and the network-level statements of ``theory/network.py`` (the
-catalogue's own right-hand sides) by the derivations in ``theory/derivations.py`` and
-``theory/derivations_network.py``.
+"""Symbolic witness: SymPy checks the catalogue's own right-hand sides -- the Gaussian-moment
+lemmas (``theory/derivations.py``), the network-level statements of Section 4
+(``theory/derivations_network.py``) and eq. (11) (``theory/derivations_ntk.py``).
 
 Each test asserts that the derivation is ``proved`` and that every step it checked reduced
 to exactly ``0`` (or a zero matrix) or to ``True``; the claim string, recorded as the
@@ -14,8 +13,9 @@ import sympy as sp
 
 from theory import derivations as D
 from theory import derivations_network as DN
+from theory import derivations_ntk as DK
 
-REGISTRY = {**D.DERIVATIONS, **DN.DERIVATIONS}
+REGISTRY = {**D.DERIVATIONS, **DN.DERIVATIONS, **DK.DERIVATIONS}
 
 
 def _identically_zero(e) -> bool:
