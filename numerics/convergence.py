@@ -54,3 +54,50 @@ def corollary_5_3(W, a, X, y, kappa) -> Corollary53:
     m, n = len(W), len(X)
     return Corollary53(loss, clean, epsilon_1(m, n, float(kappa), dfn),
                        dfn.B_y <= 3 * math.sqrt(m) * dfn.R_w)
+
+
+@dataclass(frozen=True)
+class Corollary54:
+    """Corollary 5.4 on one network, per neuron r, with every O(.) constant set to 1:
+
+    lhs_r = ||E_C[grad_{w_r} L_C] - grad_{w_r} L||_2 (exact: ``expected_grad`` - ``clean_grad``),
+    A = (n kappa^2 B_x^2 R_w + n kappa R_u sqrt(d)) phi_max,
+    B = sigma_max(X) phi_max / sqrt(m) * L(W)^{1/2}   (epsilon_3 L^{1/2}; sigma_max(X) read as the
+        largest singular value of the n x d data matrix -- the paper does not define it),
+    C = n kappa R_u psi_max + kappa^2 sqrt(m) B_x^2 R_w.
+    ``constant`` = max_r lhs_r / (A + B + C): the smallest common constant in front of the
+    three O(.) terms that makes the corollary hold on this network.
+    """
+
+    lhs: tuple
+    A: float
+    B: float
+    C: float
+    hypothesis: bool
+
+    @property
+    def constant(self) -> float:
+        rhs = self.A + self.B + self.C
+        worst = max(self.lhs)
+        if rhs > 0:
+            return worst / rhs
+        return 0.0 if worst == 0 else math.inf
+
+
+def corollary_5_4(W, a, X, y, kappa) -> Corollary54:
+    """Corollary 5.4's two sides (constants 1) on one network; see ``Corollary54``."""
+    import numpy as np
+
+    Wn, Xn, yn = (np.asarray(v, dtype=float) for v in (W, X, y))
+    m, d = Wn.shape
+    n = len(Xn)
+    diff = np.asarray(nw.expected_grad(W, a, X, y, kappa)) - np.asarray(nw.clean_grad(W, a, X, y))
+    lhs = tuple(float(v) for v in np.linalg.norm(diff, axis=1))
+    dfn = nw.definition_4_1(W, X, y, kappa)
+    k = float(kappa)
+    sigma_max = float(np.linalg.norm(Xn, 2))
+    L = float(nw.clean_loss(W, a, X, y))
+    A = (n * k**2 * dfn.B_x**2 * dfn.R_w + n * k * dfn.R_u * math.sqrt(d)) * dfn.phi_max
+    B = sigma_max * dfn.phi_max / math.sqrt(m) * math.sqrt(L)
+    C = n * k * dfn.R_u * dfn.psi_max + k**2 * math.sqrt(m) * dfn.B_x**2 * dfn.R_w
+    return Corollary54(lhs, A, B, C, dfn.B_y <= 3 * math.sqrt(m) * dfn.R_w)

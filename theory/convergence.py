@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .network import L_C, LAWC, R_u, R_w, THEOREM_4_2, kappa, m, n, phi_max, psi_max
+from .network import B_x, L_C, LAWC, R_u, R_w, THEOREM_4_2, d, kappa, m, n, phi_max, psi_max
 from .statement import Equation, Expectation, Kind, Statement, Tex
 
 L_clean = Tex(r"\mathcal{L}(W)")
@@ -32,4 +32,28 @@ COROLLARY_5_3 = Statement(
            "square; it is a typo (notes/errata.md, E7)."),
 )
 
-STATEMENTS = (COROLLARY_5_3,)
+C2, C3, C4 = sp.symbols("C_2 C_3 C_4", positive=True)
+sigma_X = Tex(r"\sigma_{\max}(X)")
+bias_lhs = Tex(r"\big\|\mathbb{E}_{\mathbf{C}}[\nabla_{w_r}\mathcal{L}_{\mathbf{C}}(W)]-\nabla_{w_r}\mathcal{L}(W)\big\|_2")
+eps3 = C3 * sigma_X * phi_max / sp.sqrt(m)
+eps2 = (C2 * (n * kappa**2 * B_x**2 * R_w + n * kappa * R_u * sp.sqrt(d)) * phi_max
+        + C4 * (n * kappa * R_u * psi_max + kappa**2 * sp.sqrt(m) * B_x**2 * R_w))
+
+COROLLARY_5_4 = Statement(
+    id="cor.5.4",
+    ref="Corollary 5.4 (Assumption 5.1 (9), epsilon_2 and epsilon_3)",
+    title="the bias of the expected surrogate gradient, with the hidden constants C_2, C_3, C_4 explicit",
+    kind=Kind.ASYMPTOTIC,
+    params=THEOREM_4_2.params,
+    equations=(
+        Equation("bound", bias_lhs, sp.Symbol(r"\varepsilon_3") * sp.sqrt(L_clean) + sp.Symbol(r"\varepsilon_2"), "<="),
+    ),
+    assumptions=("Assumption 3.1", "B_y <= 3 sqrt(m) R_w",
+                 "C_2, C_3, C_4 are the constants the paper hides in O(.): we make them symbols"),
+    where=((sp.Symbol(r"\varepsilon_2"), eps2), (sp.Symbol(r"\varepsilon_3"), eps3),
+           (sigma_X, Tex(r"\text{largest singular value of } X = [x_1, \dots, x_n]^\top"))),
+    notes=("sigma_max(X) is not defined in the paper; we read it as the largest singular value of the "
+           "data matrix. No choice of C_2, C_3, C_4 independent of n works (notes/errata.md, E8)."),
+)
+
+STATEMENTS = (COROLLARY_5_3, COROLLARY_5_4)
