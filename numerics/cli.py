@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="points of z in [-2.1, 2.1] for Figs. 1(a) and 2 (default 400)")
     figs.add_argument("--no-progress", action="store_true", help="no progress bar")
     figs.set_defaults(func=_figures)
+
+    from .bounds import add_subcommand as add_bounds
+    add_bounds(sub)
     return parser
 
 

@@ -54,7 +54,6 @@ from . import bvn, normal
 from .closed_form import _plane
 from .arrays import DTYPE, NONNEG, REAL, _as_tensor, check_finite_result
 from .montecarlo import Estimate
-from .ntk import lambda0, ntk_gram  # noqa: F401  (DESIGN.md lists them under numerics.network)
 
 #: |a| is clamped here: beyond, every Gaussian factor is 0 or 1 in float64, and the
 #: products with a (b = (a_2 - rho a_1)/q) keep their sign without overflowing
@@ -112,6 +111,21 @@ def _back(use_torch: bool, t: torch.Tensor):
         return t
     arr = t.detach().cpu().numpy()
     return arr[()] if arr.ndim == 0 else arr
+
+
+def ntk_gram(X):
+    """H^inf of eq. (11) (DESIGN.md's stable name; implemented in ``numerics.ntk``, imported
+    lazily so that this module needs no python-flint)."""
+    from .ntk import ntk_gram as gram
+
+    return gram(X)
+
+
+def lambda0(X):
+    """lambda_min(H^inf) (eq. (11); ``numerics.ntk.lambda0``)."""
+    from .ntk import lambda0 as lam
+
+    return lam(X)
 
 
 # ----------------------------------------------------------------------------- raw network

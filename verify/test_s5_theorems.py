@@ -1,0 +1,49 @@
+"""Theorems 5.2 and 5.6 against the paper's own Fig. 3(a) experiment (n = 500, d = 20, m = 100,
+eta = 0.005, K = 2000), with every hidden constant set to 1 (``numerics.bounds``; the same
+table is ``maskverify bounds``).  What is measured: lambda_0 of the data (eq. (11)), epsilon_1..3
+at the initialisation (Corollaries 5.3, 5.4), and each requirement's distance to the instance.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from numerics import bounds
+
+pytestmark = pytest.mark.witness("fast")
+
+
+@pytest.fixture(scope="module")
+def fig3():
+    X, y = bounds.synthetic_data(bounds.FIG3["n"], bounds.FIG3["d"], seed=0)
+    settings = {k: v for k, v in bounds.FIG3.items() if k not in ("n", "d")}
+    return bounds.evaluate(X, y, **settings)
+
+
+@pytest.mark.statement("thm.5.2")
+@pytest.mark.statement("thm.5.6")
+def test_fig3_experiment_is_far_outside_both_theorems(fig3, record):
+    """The width requirement alone misses by > 20 orders of magnitude and the step size by
+    > 3 (constants 1): no theorem of the paper covers its own experiment."""
+    req = {(r.theorem, r.what.split()[0]): r for r in fig3.requirements}
+    width, step = req[("Theorem 5.2", "width")], req[("Theorem 5.2", "step")]
+    record(ratio=width.required / width.instance,
+           detail=f"lambda_0 = {fig3.lambda0:.4g}; m needs {width.required:.3g} (has 100); "
+                  f"eta needs <= {step.required:.3g} (has 0.005)")
+    assert fig3.lambda0 > 0
+    assert math.log10(width.required / width.instance) > 20
+    assert math.log10(step.instance / step.required) > 3
+    assert fig3.covered == {"Theorem 5.2": False, "Theorem 5.6": False}
+
+
+@pytest.mark.statement("thm.5.6")
+def test_phi_hat_is_one_at_a_random_initialisation(fig3, record):
+    """With n m = 50,000 (neuron, sample) pairs some pre-activation mean is near 0, so
+    phi_hat = max exp(-(w^T x/(2 kappa ||w . x||))^2) is ~1 at W_0 whatever kappa is, and
+    (15) sigma_max(X) phi_hat <= lambda_0/sqrt(n) would need sigma_max(X) <= lambda_0/sqrt(n),
+    while sigma_max(X) >= max ||x_i|| = 1 > lambda_0."""
+    phi = fig3.quantities["phi_hat (at W_0)"]
+    record(detail=f"phi_hat at W_0 = {phi:.6f}")
+    assert phi > 0.99
+    assert fig3.quantities["sigma_max(X)"] >= 1 > fig3.lambda0 / math.sqrt(fig3.settings["n"])
