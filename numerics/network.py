@@ -30,7 +30,7 @@ T_1 = varphi(a_1) Phi(b_2), T_2 = varphi(a_2) Phi(b_1), Q = q varphi(a_1) varphi
 
 Degenerate cases are exact: s = 0 (kappa = 0 or w_r . x_i = 0) means z = mu surely with
 1{0 >= 0} = 1, taken as a = +-1e8 (every Gaussian factor there is 0 or 1 in float64);
-a zero u has rho = 0; a pair with q = 0 (parallel neurons, forced when d = 1) takes the
+a degenerate member (s = 0) gives the pair rho = 0; a pair with q = 0 (parallel neurons, forced when d = 1) takes the
 q -> 0+ limits of Phi(b) (1, 1/2, 0 as the numerator is >, =, < 0).
 
 Accuracy.  The closed forms are evaluated as written, so they are accurate normwise:
@@ -286,7 +286,7 @@ def _pair_geometry(nr: _Neurons, r1, r2, kappa):
     """
     uh, nu, a = nr.uh, nr.nu, nr.a
     rho = (uh @ uh.transpose(-1, -2))[:, r1, r2].clamp(-1.0, 1.0)
-    present = (nu[:, r1] > 0) & (nu[:, r2] > 0)
+    present = (nr.s[:, r1] > 0) & (nr.s[:, r2] > 0)  # a degenerate z (kappa = 0 or u = 0) has no correlation
     rho = torch.where(present, rho, torch.zeros_like(rho))
     q = torch.sqrt((1 - rho) * (1 + rho))
     a1, a2 = a[:, r1], a[:, r2]

@@ -1,11 +1,12 @@
 """Every statement of the paper that the suite checks, by stable id, in paper order."""
 from __future__ import annotations
 
-from . import convergence, gaussian, network, ntk
+from . import convergence, gaussian, network, ntk, smoothness
 from .statement import Statement
 
 CATALOGUE: dict[str, Statement] = {
-    st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS + ntk.STATEMENTS + convergence.STATEMENTS}
+    st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS + ntk.STATEMENTS + convergence.STATEMENTS
+    + smoothness.STATEMENTS}
 
 
 def get(statement_id: str) -> Statement:

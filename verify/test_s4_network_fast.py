@@ -67,6 +67,7 @@ def _nearly_parallel():
 CASES = dict(NETWORKS)
 CASES["nearly_parallel"] = _nearly_parallel()
 CASES["kappa_0"] = NETWORKS["generic"][:4] + (0.0,)
+CASES["kappa_0_near_parallel"] = _nearly_parallel()[:4] + (0.0,)  # |rho| > 0.9 but no Gaussian pair
 CASES["tiny_scale"] = (NETWORKS["generic"][0] * 1e-40,) + NETWORKS["generic"][1:3] + (NETWORKS["generic"][3] * 1e-40, 0.3)
 CASES["huge_scale"] = (NETWORKS["generic"][0] * 1e40,) + NETWORKS["generic"][1:3] + (NETWORKS["generic"][3] * 1e40, 0.3)
 CASES["deep_tail"] = (NETWORKS["generic"][0],) + NETWORKS["generic"][1:4] + (0.01,)
