@@ -29,8 +29,8 @@ Registered campaigns (``CAMPAIGNS``):
 - ``cor.5.4``: Corollary 5.4 with its O(.) constants hidden: the ratio is the smallest common
   constant that makes it hold on the example; no threshold, the maximum is reported.
 
-The network domains come from ``verify.strategies.networks`` (Assumption 3.1 networks over
-orders of magnitude; ``verify`` is part of the installed distribution).
+The network domains come from ``numerics.instances.networks`` (Assumption 3.1 networks over
+orders of magnitude).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.reporting import with_reporter
 
-from verify.strategies import networks
+from .instances import networks
 
 DATABASE_DIR = ".hypothesis/maskverify-fuzz"
 """The example database, relative to the working directory (campaigns resume from it)."""
@@ -125,7 +125,7 @@ class Result:
 # ---------------------------------------------------------------------------------------
 
 def _net_strategy(max_n=3, max_m=3, max_d=3, scale=(-3.0, 3.0), kappa=(-1.5, 1.0)):
-    """``verify.strategies.networks`` (labels within Theorem 4.2's B_y <= 3 sqrt(m) R_w) as a
+    """``numerics.instances.networks`` (labels within Theorem 4.2's B_y <= 3 sqrt(m) R_w) as a
     dict example of plain lists, with a description generated from the same parameters."""
     strat = networks(max_n=max_n, max_m=max_m, max_d=max_d, scale=scale, kappa=kappa,
                      label_bound=True).map(_net_dict)
