@@ -291,7 +291,7 @@ def _registry() -> dict[str, Campaign]:
                                 f"numerics.reference_network.theorem_4_2 at {SMALL_KAPPA_DPS} digits",
             judged="hypothesis B_y <= 3 sqrt(m) R_w holds (every E is resolved in mpmath)",
             strategy=small, evaluate=_thm42_small_evaluate, reproducer=_thm42_small_reproducer,
-            threshold=1.0, examples=30),
+            threshold=1.0, examples=80),
         Campaign(
             id="cor.5.3", statement="Corollary 5.3: E_C[L_C(W)] <= 2 L(W) + epsilon_1",
             ratio_name="(E_C[L_C] - 2 L)/eps1", domain=cor_text + "; float64, E_C[L_C] exact",
