@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import network as nw
 
 
@@ -86,10 +88,8 @@ class Corollary54:
 
 def corollary_5_4(W, a, X, y, kappa) -> Corollary54:
     """Corollary 5.4's two sides (constants 1) on one network; see ``Corollary54``."""
-    import numpy as np
-
-    Wn, Xn, yn = (np.asarray(v, dtype=float) for v in (W, X, y))
-    m, d = Wn.shape
+    Xn = np.asarray(X, dtype=float)
+    m, d = np.shape(W)
     n = len(Xn)
     diff = np.asarray(nw.expected_grad(W, a, X, y, kappa)) - np.asarray(nw.clean_grad(W, a, X, y))
     lhs = tuple(float(v) for v in np.linalg.norm(diff, axis=1))

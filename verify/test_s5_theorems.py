@@ -47,3 +47,43 @@ def test_phi_hat_is_one_at_a_random_initialisation(fig3, record):
     record(detail=f"phi_hat at W_0 = {phi:.6f}")
     assert phi > 0.99
     assert fig3.quantities["sigma_max(X)"] >= 1 > fig3.lambda0 / math.sqrt(fig3.settings["n"])
+
+
+def _catalogue_value(expr, rep: bounds.Report):
+    """A requirement of the catalogue's thm.5.2 / thm.5.6 (theory.convergence), evaluated on the
+    report's instance with every hidden constant 1: the statement, not ``numerics.bounds``' copy."""
+    import sympy as sp
+
+    from theory import convergence as T
+    from theory import network as N
+
+    q, st = rep.quantities, rep.settings
+    values = {N.n: st["n"], N.m: st["m"], N.d: st["d"], N.kappa: st["kappa"], T.K: st["K"],
+              T.delta: st["delta"], T.tau: st["tau"], T.lam0: rep.lambda0, T.eta: st["eta"],
+              T.C5: 1, T.C6: 1, T.C7: 1, T.phi_hat: q["phi_hat (at W_0)"], T.psi_hat: q["psi_hat (at W_0)"]}
+    return float(sp.sympify(expr).subs(values))
+
+
+@pytest.mark.statement("thm.5.2")
+@pytest.mark.statement("thm.5.6")
+def test_requirements_are_the_catalogues(fig3, record):
+    """Every requirement ``maskverify bounds`` prints equals the catalogue statement's right side
+    (and the success probability and radius (16) its formulas), evaluated independently."""
+    from theory.catalogue import CATALOGUE
+
+    labels = {"width": "width", "step": "step", "(12) epsilon_1": "eps1", "(12) epsilon_2": "eps2",
+              "(12) epsilon_3": "eps3", "(14)": "kappa", "(15)": "data"}
+    checked = 0
+    for r in fig3.requirements:
+        label = next(v for k, v in labels.items() if r.what.startswith(k))
+        st = CATALOGUE["thm.5.2" if r.theorem == "Theorem 5.2" else "thm.5.6"]
+        expected = _catalogue_value(st.equation(label).rhs, fig3)
+        assert r.required == pytest.approx(expected, rel=1e-12), f"{r.theorem} {r.what}: {r.required} != {expected}"
+        checked += 1
+    prob = _catalogue_value(CATALOGUE["thm.5.6"].equation("probability").rhs, fig3)
+    assert fig3.quantities["success probability"] == pytest.approx(prob, rel=1e-12)
+    from theory import convergence as T
+    rate = CATALOGUE["thm.5.6"].equation("rate").rhs - T.RATE
+    assert fig3.quantities["radius (16)"] == pytest.approx(_catalogue_value(rate, fig3), rel=1e-12)
+    record(detail=f"{checked} requirements, the success probability and radius (16) match the catalogue")
+    assert checked == len(fig3.requirements)
