@@ -22,6 +22,7 @@ from numerics.tolerance import Tol, digits
 from verify.test_s4_network_montecarlo import NETWORKS
 
 pytestmark = pytest.mark.witness("fast")
+REORDERED = Tol(rtol=1e-14, why="the same sums chunked differently: rounding of the summation order")
 KAPPA0 = Tol(rtol=64 * 2.0**-52, why="E f^2 - (E f)^2 = 0 at kappa = 0 only up to the rounding of m^2 products")
 AGREE = Tol(rtol=256 * 2.0**-52, why="two float64 routes through the lemmas, normwise over sums of O(m^2) terms")
 
@@ -100,8 +101,8 @@ def test_chunking_does_not_change_the_result(record):
     W, a, X, y, kappa = NETWORKS["generic"]
     one = nw.expected_loss_and_grad(W, a, X, y, kappa, pair_budget=1)
     many = nw.expected_loss_and_grad(W, a, X, y, kappa, pair_budget=10**9)
-    assert one[0] == pytest.approx(many[0], rel=1e-15)
-    np.testing.assert_allclose(one[1], many[1], rtol=1e-14, atol=1e-16)
+    assert one[0] == pytest.approx(many[0], rel=REORDERED.rtol)
+    np.testing.assert_allclose(one[1], many[1], rtol=REORDERED.rtol, atol=REORDERED.rtol * np.abs(many[1]).max())
     record(detail="pair_budget 1 (one sample per chunk) and 1e9 agree")
 
 
