@@ -29,6 +29,7 @@ import torch
 
 from . import convergence as cv
 from . import network as nw
+from .data import initialisation, synthetic_data  # noqa: F401  (re-exported: bounds' own data)
 
 
 @dataclass(frozen=True)
@@ -67,22 +68,11 @@ class Report:
         return out
 
 
-def synthetic_data(n: int, d: int, seed: int):
-    """Assumption 3.1 data: unit-norm Gaussian directions (never parallel almost surely) and
-    labels uniform in [-1, 1]; seeded."""
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d, generator=g, dtype=torch.float64)
-    X /= torch.linalg.vector_norm(X, dim=1, keepdim=True)
-    y = 2 * torch.rand(n, generator=g, dtype=torch.float64) - 1
-    return X.numpy(), y.numpy()
-
-
-def initialisation(m: int, d: int, tau: float, seed: int):
-    """w_{0,r} ~ N(0, tau^2 I), a_r uniform on {-1, 1} (Theorem 5.2); seeded."""
-    g = torch.Generator().manual_seed(seed)
-    W = tau * torch.randn(m, d, generator=g, dtype=torch.float64)
-    a = torch.where(torch.rand(m, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
-    return W.numpy(), a.numpy()
+def radius_16(kappa: float, tau: float, m: int, n: int, d: int, phi_hat: float, psi_hat: float) -> float:
+    """Theorem 5.6's radius (16) with its hidden constants set to 1:
+    kappa tau^2 m n^2 d^2 (phi_hat^2 + psi_hat^2) + kappa^2 tau^2 m^2 n d + kappa tau m n sqrt(d) phi_hat^2."""
+    return (kappa * tau**2 * m * n**2 * d**2 * (phi_hat**2 + psi_hat**2) + kappa**2 * tau**2 * m**2 * n * d
+            + kappa * tau * m * n * math.sqrt(d) * phi_hat**2)
 
 
 def evaluate(X, y, *, m: int, eta: float, K: int, kappa: float, tau: float, delta: float,
@@ -138,8 +128,7 @@ def evaluate(X, y, *, m: int, eta: float, K: int, kappa: float, tau: float, delt
         "rate 1 - eta lambda_0/2": 1 - eta * lam / 2,
         "steps to shrink L(W_0) by e": 2 / (eta * lam),
         "radius (13): m n eps_2^2/lambda_0^2 + eps_1": m * n * eps2**2 / lam**2 + eps1,
-        "radius (16)": (kappa * tau**2 * m * n**2 * d**2 * (phi**2 + psi**2) + kappa**2 * tau**2 * m**2 * n * d
-                        + kappa * tau * m * n * math.sqrt(d) * phi**2),
+        "radius (16)": radius_16(kappa, tau, m, n, d, phi, psi),
         "weight movement bound tau lambda_0/n": tau * lam / n,
     }
     settings = dict(n=n, d=d, m=m, eta=eta, K=K, kappa=kappa, tau=tau, delta=delta, seed=seed)
