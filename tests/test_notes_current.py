@@ -1,4 +1,5 @@
-"""The generated LaTeX fragments in notes/latex/ match the catalogue (regenerate with
+"""The generated LaTeX in notes/latex/ (one fragment per statement and formulas.tex) matches the
+catalogue (regenerate with ``maskverify latex``, or
 ``python -c "from theory.latex import export; export('notes/latex')"``)."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from theory.latex import export
 NOTES = Path(__file__).resolve().parent.parent / "notes" / "latex"
 
 
-def test_committed_latex_fragments_are_current(tmp_path):
+def test_committed_latex_is_current(tmp_path):
     fresh = {p.name: p.read_text() for p in export(tmp_path)}
     committed = {p.name: p.read_text() for p in NOTES.glob("*.tex")}
     assert committed == fresh, "notes/latex is stale: regenerate it (see this module's docstring)"
