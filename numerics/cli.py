@@ -171,8 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--no-progress", action="store_true", help="no progress bar")
     fuzz.set_defaults(func=_fuzz)
 
-    from .bounds import add_subcommand as add_bounds
-    add_bounds(sub)
+    from . import bounds, latex_cmd, report, train_cmd
+    for module in (bounds, train_cmd, latex_cmd, report):
+        module.add_subcommand(sub)
     return parser
 
 
