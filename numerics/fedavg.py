@@ -134,14 +134,9 @@ class FedAvg:
         self.kappa = torch.tensor(cfg.kappas, dtype=self.dtype, device=self.device)[None, :, None, None]
         self.W = p.W0.expand(S, K, cfg.m, cfg.d).clone()
         self.round = 0
-        self.alive = torch.ones(S, K, dtype=torch.bool, device=self.device)
-        self.diverged_at = np.full((S, K), -1)
         self.ws, self.ws_clean = tr.Workspace(), tr.Workspace()     # shard-sized and n-sized buffers
-        self.losses = [self._clean()]
-
-    def _clean(self) -> np.ndarray:
-        L = tr.clean_losses(self.W, self.a, self.X, self.y, self.ws_clean)
-        return torch.where(self.alive, L, torch.nan).double().cpu().numpy()
+        self.log = tr.RunLog(S, K, self.device)
+        self.log.record(tr.clean_losses(self.W, self.a, self.X, self.y, self.ws_clean), 0)
 
     def _noise(self, step: int) -> torch.Tensor:
         """The draws of gradient step ``step`` for all n samples: (S, 1, n, d)."""
@@ -170,13 +165,8 @@ class FedAvg:
                 self.reduce(total)
             self.W = total.div_(P)
             self.round += 1
-            loss = tr.clean_losses(self.W, self.a, self.X, self.y, self.ws_clean)
-            bad = self.alive & ~(torch.isfinite(loss) & (loss < tr.DIVERGED))
-            for s, j in bad.nonzero().tolist():
-                self.diverged_at[s, j] = self.round
-            self.alive &= ~bad
-            self.W[~self.alive] = 0.0
-            self.losses.append(torch.where(self.alive, loss, torch.nan).double().cpu().numpy())
+            self.log.record(tr.clean_losses(self.W, self.a, self.X, self.y, self.ws_clean), self.round)
+            self.W[~self.log.alive] = 0.0
             if progress is not None:
                 progress.update(L)
 
@@ -215,7 +205,7 @@ def _run(cfg, workers, local_steps, *, shards, reduce, device, show) -> tuple[di
             bar.set_postfix(local_steps=L)
             run = FedAvg(cfg, workers=workers, local_steps=L, shards=shards, reduce=reduce, device=device)
             run.advance(cfg.steps // L, bar)
-            loss[L], div[L], W[L] = np.stack(run.losses, axis=-1), run.diverged_at, run.W.cpu()
+            loss[L], div[L], W[L] = run.log.values.copy(), run.log.diverged_at, run.W.cpu()
     return loss, div, W
 
 

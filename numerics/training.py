@@ -192,6 +192,52 @@ def masked_loss_grad(W, a, X, y, C, ws: Workspace | None = None):
     return loss, G.mul_(av).div_(math.sqrt(m))
 
 
+class RunLog:
+    """Clean losses and divergences of a batch of runs (S seeds, K kappas).
+
+    ``record(L, index)`` stores the losses L (S, K) at ``index`` (a step or a round): a run
+    whose loss is not finite or exceeds ``DIVERGED`` is declared diverged there (``diverged_at``,
+    -1 for never), stops (``alive`` False), and records NaN from then on.  The losses live in
+    one growing array, not a list of small ones: small arrays kept between the large
+    temporaries of each step fragment the heap (seen here: +60 kB a step).
+    """
+
+    def __init__(self, S: int, K: int, device):
+        self.alive = torch.ones(S, K, dtype=torch.bool, device=device)
+        self.diverged_at = np.full((S, K), -1)
+        self._loss = np.full((S, K, 16), np.nan)
+        self.count = 0
+
+    @property
+    def values(self) -> np.ndarray:
+        """The losses recorded so far, (S, K, count)."""
+        return self._loss[..., : self.count]
+
+    def record(self, L: torch.Tensor, index: int) -> torch.Tensor:
+        """Append L (S, K); return the runs that diverged now (bool (S, K))."""
+        bad = self.alive & ~(torch.isfinite(L) & (L < DIVERGED))
+        if bad.any():
+            for s, j in bad.nonzero().tolist():
+                self.diverged_at[s, j] = index
+            self.alive &= ~bad
+        if self.count == self._loss.shape[-1]:
+            grown = np.full(self._loss.shape[:-1] + (2 * self.count,), np.nan)
+            grown[..., : self.count] = self._loss
+            self._loss = grown
+        self._loss[..., self.count] = torch.where(self.alive, L, torch.nan).double().cpu().numpy()
+        self.count += 1
+        return bad
+
+    def state(self) -> dict:
+        return dict(alive=self.alive.cpu(), diverged_at=self.diverged_at.copy(), losses=self.values.copy())
+
+    def restore(self, state: dict) -> None:
+        self.alive = state["alive"].to(self.alive.device)
+        self.diverged_at = np.asarray(state["diverged_at"]).copy()
+        self._loss = np.array(state["losses"], dtype=float)
+        self.count = self._loss.shape[-1]
+
+
 @dataclass
 class Trajectories:
     """Clean losses L(W_k) of every run: ``loss[s, j, k]`` for seed s, kappa j, step k
@@ -230,25 +276,18 @@ class MaskedGD:
         self.W = pick(p.W0).expand(len(self.seeds), K, cfg.m, cfg.d).clone()
         self.step = 0
         self.seconds = 0.0                  # spent in advance()
-        self.alive = torch.ones(len(self.seeds), K, dtype=torch.bool, device=self.device)
-        self.diverged_at = np.full((len(self.seeds), K), -1)
         self.ws = Workspace()
-        # one growing array, not a list of small ones: small arrays kept between the large
-        # temporaries of each step fragment the heap (seen here: +60 kB a step)
-        self._loss = np.full((len(self.seeds), K, 1), np.nan)
-        self._record(clean_losses(self.W, self.a, self.X, self.y, self.ws))
+        self.log = RunLog(len(self.seeds), K, self.device)
+        self.log.record(clean_losses(self.W, self.a, self.X, self.y, self.ws), 0)
 
     @property
     def losses(self) -> np.ndarray:
         """Clean losses so far, (S, K, step + 1)."""
-        return self._loss[..., : self.step + 1]
+        return self.log.values
 
-    def _record(self, L: torch.Tensor) -> None:
-        if self.step >= self._loss.shape[-1]:
-            grown = np.full(self._loss.shape[:-1] + (2 * self._loss.shape[-1],), np.nan)
-            grown[..., : self._loss.shape[-1]] = self._loss
-            self._loss = grown
-        self._loss[..., self.step] = torch.where(self.alive, L, torch.nan).double().cpu().numpy()
+    @property
+    def diverged_at(self) -> np.ndarray:
+        return self.log.diverged_at
 
     def _noise(self) -> torch.Tensor:
         shape = (self.cfg.n, self.cfg.d)
@@ -263,18 +302,13 @@ class MaskedGD:
         for _ in range(steps):
             C = torch.mul(self.kappa, self._noise(), out=self.ws.get("C", self.W.shape[:2] + self.X.shape, self.W))
             _, G = masked_loss_grad(self.W, self.a, self.X, self.y, C.add_(1), self.ws)
-            if not self.alive.all():
-                G[~self.alive] = 0.0                                     # a stopped run stays at 0
+            if not self.log.alive.all():
+                G[~self.log.alive] = 0.0                                 # a stopped run stays at 0
             self.W.sub_(G, alpha=self.cfg.lr)
             self.step += 1
-            L = clean_losses(self.W, self.a, self.X, self.y, self.ws)
-            bad = self.alive & ~(torch.isfinite(L) & (L < DIVERGED))
+            bad = self.log.record(clean_losses(self.W, self.a, self.X, self.y, self.ws), self.step)
             if bad.any():
-                for s, j in bad.nonzero().tolist():
-                    self.diverged_at[s, j] = self.step
-                self.alive &= ~bad
                 self.W[bad] = 0.0                                        # stopped: its losses are NaN
-            self._record(L)
             if progress is not None:
                 progress.update(1)
         if self.device.type == "cuda":
@@ -288,8 +322,7 @@ class MaskedGD:
     # -- checkpointing: everything needed to continue bit for bit
     def state(self) -> dict:
         return dict(config=self.cfg.as_dict(), seeds=self.seeds, step=self.step, W=self.W.cpu(),
-                    alive=self.alive.cpu(), diverged_at=self.diverged_at, losses=self.losses.copy(),
-                    seconds=self.seconds)
+                    seconds=self.seconds, **self.log.state())
 
     @classmethod
     def from_state(cls, state: dict, cfg: Config, *, device="cpu") -> "MaskedGD":
@@ -302,9 +335,7 @@ class MaskedGD:
         run = cls(cfg, device=device, seeds=state["seeds"])
         run.step = int(state["step"])
         run.W = state["W"].to(run.device, run.dtype)
-        run.alive = state["alive"].to(run.device)
-        run.diverged_at = np.asarray(state["diverged_at"])
-        run._loss = np.array(state["losses"], dtype=float)
+        run.log.restore(state)
         run.seconds = float(state["seconds"])
         return run
 

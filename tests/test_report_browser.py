@@ -61,10 +61,14 @@ def chromium():
                 "with CI set this is a failure")
 
 
+def _nothing(out_dir, quick):
+    raise report.ProducerUnavailable("nothing to draw here")
+
+
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
     """A report with a row per catalogue statement, the real errata, a real Fig. 1(a), the
-    fuzzing plot of a real (short) cor.5.4 campaign, and a Fig. 3(a) whose producer is missing."""
+    fuzzing plot of a real (short) cor.5.4 campaign, and a Fig. 3(a) with nothing to draw."""
     out = tmp_path_factory.mktemp("browser")
     results = [WitnessResult(f"verify/t.py::t[{sid}]", sid, "fast", "passed", 0.01, error=1e-16, digits=15.5)
                for sid in CATALOGUE]
@@ -72,7 +76,7 @@ def report_dir(tmp_path_factory):
     runs = report.run_campaigns(report.Sizes(fuzz_examples=20), ids=["cor.5.4"], progress=False)
     producers = [p for p in report.figure_producers(report.Sizes(points=41), runs, progress=False)
                  if p.name in ("fig1a", "fuzz")]
-    producers.append(report.FigureProducer("fig3a", "Fig. 3(a)", report.lazy_producer("numerics._absent", "fig3a")))
+    producers.append(report.FigureProducer("fig3a", "Fig. 3(a)", _nothing))
     figures = report.draw_figures(producers, out, progress=False)
     errata = report.parse_errata(report.ERRATA.read_text(), CATALOGUE)
     payload = report.assemble(0, results, runs=runs, figures=figures, errata=errata,
@@ -108,7 +112,7 @@ def test_report_renders_with_every_figure_and_row(chromium, report_dir):
     assert probe["broken"] == []
     assert probe["rows"] == list(CATALOGUE)
     assert probe["errata"] == len(payload["errata"])
-    assert len(probe["unavailable"]) == 1 and "numerics._absent" in probe["unavailable"][0]
+    assert len(probe["unavailable"]) == 1 and "nothing to draw here" in probe["unavailable"][0]
     assert probe["violations"] == []
 
 

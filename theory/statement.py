@@ -29,7 +29,7 @@ class Indicator(sp.Function):
     is_real = True
 
     def _latex(self, printer):
-        return r"\mathbb{1}\{%s\}" % printer._print(self.args[0])
+        return r"\mathbb{I}\{%s\}" % printer._print(self.args[0])  # amssymb has no blackboard 1
 
     def _eval_rewrite_as_Piecewise(self, cond, **kwargs):
         return sp.Piecewise((1, cond), (0, True))
@@ -96,10 +96,6 @@ class Equation:
     rhs: sp.Basic
     relation: str = "="  # "=", "<=", ">=", "~" (asymptotic)
 
-    def latex(self) -> str:
-        rel = {"=": "=", "<=": r"\le", ">=": r"\ge", "~": r"\sim"}[self.relation]
-        return f"{sp.latex(self.lhs)} {rel} {sp.latex(self.rhs)}"
-
 
 @dataclass(frozen=True)
 class Statement:
@@ -122,15 +118,8 @@ class Statement:
         raise KeyError(f"{self.id} has no equation {label!r}; it has {[e.label for e in self.equations]}")
 
     def latex(self) -> str:
-        """The statement as a LaTeX fragment: reference, assumptions, each relation."""
-        lines = [f"% {self.id}: {self.title} ({self.ref})"]
-        if self.assumptions:
-            lines.append(r"% assumptions: " + "; ".join(self.assumptions))
-        lines.append(r"\begin{align}")
-        body = [f"  {eq.latex()} \\tag{{{self.id}:{eq.label}}}" for eq in self.equations]
-        lines.append(" \\\\\n".join(body))
-        lines.append(r"\end{align}")
-        if self.where:
-            defs = ", ".join(f"${sp.latex(sym)} = {sp.latex(val)}$" for sym, val in self.where)
-            lines.append(f"where {defs}.")
-        return "\n".join(lines)
+        """The statement as a LaTeX fragment (``theory.latex.fragment``: reference,
+        assumptions, each relation, definitions and the checked derivation steps)."""
+        from .latex import fragment
+
+        return fragment(self.id)
