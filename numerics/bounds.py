@@ -25,7 +25,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from . import convergence as cv
 from . import network as nw

@@ -68,6 +68,19 @@ def _fuzz(args) -> int:
     return 1 if (result.failed or result.error) else 0
 
 
+def count(lo: int):
+    """An argparse type: an integer >= lo."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if n < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {n}")
+        return n
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="maskverify",
@@ -87,18 +100,6 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-k", metavar="EXPR", help="only tests matching this pytest -k expression")
     check.add_argument("--no-progress", action="store_true", help="no progress bar")
     check.set_defaults(func=_check)
-
-    def count(lo: int):
-        """An argparse type: an integer >= lo."""
-        def parse(text: str) -> int:
-            try:
-                n = int(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-            if n < lo:
-                raise argparse.ArgumentTypeError(f"must be >= {lo}, got {n}")
-            return n
-        return parse
 
     figs = sub.add_parser(
         "figures", help="redraw the paper's Figs. 1(a), 1(b), 2(a), 2(b) with Monte Carlo z-tests",

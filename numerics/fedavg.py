@@ -280,12 +280,8 @@ def run_fedavg(cfg: tr.Config, *, workers: int, local_steps: int | list = 1, bac
                              f"{torch.cuda.device_count()} GPUs")
     t0 = time.perf_counter()
     if backend == "sim":
-        before = torch.get_num_threads()
-        torch.set_num_threads(before if threads is None else threads)
-        try:
+        with tr.torch_threads(threads):
             loss, div, W = _run(cfg, workers, local_steps, shards=None, reduce=None, device=device, show=progress)
-        finally:
-            torch.set_num_threads(before)
         return FedAvgResult(cfg, workers, local_steps, loss, div, W, backend, str(device),
                             time.perf_counter() - t0)
     if dist.is_initialized():

@@ -284,7 +284,7 @@ def _pair_geometry(nr: _Neurons, r1, r2, kappa):
     exactly parallel pair gets q = 0 and n = 0 exactly (the tie, where the q -> 0+ limits
     of Phi(b1) and Phi(b2) are 1/2 each and add up right).
     """
-    uh, nu, a = nr.uh, nr.nu, nr.a
+    uh, a = nr.uh, nr.a
     rho = (uh @ uh.transpose(-1, -2))[:, r1, r2].clamp(-1.0, 1.0)
     present = (nr.s[:, r1] > 0) & (nr.s[:, r2] > 0)  # a degenerate z (kappa = 0 or u = 0) has no correlation
     rho = torch.where(present, rho, torch.zeros_like(rho))

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from . import checkrun
+from .cli import count
 
 PAPER = "Convergence Analysis of Two-Layer Neural Networks under Gaussian Input Masking"
 SCHEMA = "maskverify-report/1"
@@ -724,7 +725,7 @@ def render_markdown(payload: dict) -> str:
     """``report.md``: summary, the statement table, failures, fuzz campaigns, errata (with
     their reproducers), figures (as files under ``figures/``) and provenance."""
     g = payload["generated"]
-    L = [f"# maskverify report", "", f"*{payload['paper']}*", "",
+    L = ["# maskverify report", "", f"*{payload['paper']}*", "",
          f"Generated {g.get('timestamp', '?')} by `{g.get('command') or 'numerics.report.build'}`"
          + (f" at commit `{g['git']['commit'][:12]}`{' (with local changes)' if g['git'].get('dirty') else ''}"
             if g.get("git") else "") + ".", "", "## Summary", ""]
@@ -802,21 +803,6 @@ def render_markdown(payload: dict) -> str:
 # Command line
 # ---------------------------------------------------------------------------------------
 
-def _count(lo: int):
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if n < lo:
-            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {n}")
-        return n
-
-    return parse
-
-
 def add_subcommand(sub) -> None:
     """Register ``maskverify report`` on the CLI's subparsers."""
     import argparse
@@ -850,14 +836,14 @@ def add_subcommand(sub) -> None:
     p.add_argument("--deep", action="store_true",
                    help="include the slow tier of the catalogue and run the fuzz campaigns deep (long)")
     p.add_argument("-k", metavar="EXPR", help="only catalogue tests matching this pytest -k expression")
-    p.add_argument("--samples", metavar="N", type=_count(2), default=None,
+    p.add_argument("--samples", metavar="N", type=count(2), default=None,
                    help=f"Monte Carlo masks per point for Figs. 1(b), 2 (default {QUICK.samples}; "
                         f"{FULL.samples} with --full-figures)")
-    p.add_argument("--points", metavar="P", type=_count(2), default=None,
+    p.add_argument("--points", metavar="P", type=count(2), default=None,
                    help=f"points of z for Figs. 1(a), 2 (default {QUICK.points}; {FULL.points} with --full-figures)")
-    p.add_argument("--fuzz-examples", metavar="N", type=_count(0), default=None,
+    p.add_argument("--fuzz-examples", metavar="N", type=count(0), default=None,
                    help="examples per fuzz campaign (default: each campaign's own; 0 skips fuzzing)")
-    p.add_argument("--seed", metavar="S", type=_count(0), default=0,
+    p.add_argument("--seed", metavar="S", type=count(0), default=0,
                    help="seed of the figures' Monte Carlo and of the fuzz campaigns (default 0)")
     names = [f.name for f in figure_producers()]
 

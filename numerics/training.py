@@ -22,6 +22,7 @@ kappa = 0 is the bias of the masked gradient.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -129,6 +130,20 @@ def mask_noise(shape, *key: int, device="cpu", dtype=torch.float64, out=None) ->
     if out is None:
         return draws.to(dtype)
     return out.copy_(draws)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None):
+    """Run the block with ``n`` torch CPU threads (None: unchanged), restoring the count after.
+
+    Small products gain nothing from intra-op threads, and on a busy machine lose a lot
+    (two threads were ~15x slower than one for the 50 x 50 products of the tests)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(before if n is None else n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Workspace:

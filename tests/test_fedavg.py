@@ -34,10 +34,8 @@ SUM_ORDER = Tol(rtol=1e-12, why="same arithmetic in another summation order, 30 
 def one_thread():
     """These tensors are tiny: intra-op threads only cost here (on a busy 2-core machine two
     threads made the kernels ~15 times slower than one)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    with tr.torch_threads(1):
+        yield
 
 
 def _close(a, b, tol: Tol, what: str):

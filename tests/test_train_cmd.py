@@ -17,9 +17,8 @@ TINY = ["--n", "30", "--d", "5", "--m", "8", "--lr", "0.02"]
 
 @pytest.fixture(autouse=True)
 def keep_threads():
-    old = torch.get_num_threads()
-    yield
-    torch.set_num_threads(old)
+    with tr.torch_threads(None):      # the CLI's --threads changes the count: restore it
+        yield
 
 
 def _losses(path) -> dict:

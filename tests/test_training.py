@@ -21,10 +21,8 @@ SMALL = tr.Config(n=12, d=4, m=6, lr=0.05, steps=40, seeds=3, kappas=(0.0, 0.3, 
 @pytest.fixture(autouse=True)
 def one_thread():
     """Small products run far faster on one thread on a shared two-core machine."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+    with tr.torch_threads(1):
+        yield
 
 
 @pytest.mark.parametrize("d", [1, 3])

@@ -19,7 +19,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-import torch
 from scipy import stats
 
 from numerics import bounds
@@ -34,10 +33,8 @@ ALPHA = 1e-3
 
 @pytest.fixture(autouse=True)
 def one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+    with tr.torch_threads(1):
+        yield
 
 
 def _lambda0(cfg: tr.Config) -> float:
@@ -110,12 +107,8 @@ FLOORS = tr.Config(n=20, d=10, m=50, lr=0.05, steps=4000, seeds=12, kappas=(0.0,
 
 @pytest.fixture(scope="module")
 def floors_run():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with tr.torch_threads(1):
         t = tr.train(FLOORS)
-    finally:
-        torch.set_num_threads(old)
     return t, fl.floors(t.loss)
 
 
