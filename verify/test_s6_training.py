@@ -103,12 +103,15 @@ def test_kappa_zero_decays_at_least_at_the_rate(cfg, record):
 #: (kappa = 0.1: 7.0e-4, 4.2e-4, 3.5e-4 at 3000, 6000, 12000 steps), so their excess
 #: below is an over-estimate, which can only lower the fitted exponent.
 FLOORS = tr.Config(n=20, d=10, m=50, lr=0.05, steps=4000, seeds=12, kappas=(0.0, 0.1, 0.2, 0.4, 0.8))
+#: the slow tier: three times longer, and kappa = 0.05
+FLOORS_LONG = replace(FLOORS, steps=12000, kappas=(0.0, 0.05, 0.1, 0.2, 0.4, 0.8))
 
 
-@pytest.fixture(scope="module")
-def floors_run():
+@pytest.fixture(scope="module", params=[pytest.param(FLOORS, id="4000-steps"),
+                                        pytest.param(FLOORS_LONG, id="12000-steps", marks=pytest.mark.slow)])
+def floors_run(request):
     with tr.torch_threads(1):
-        t = tr.train(FLOORS)
+        t = tr.train(request.param)
     return t, fl.floors(t.loss)
 
 
@@ -118,7 +121,7 @@ def test_the_floors_are_floors(floors_run, record):
     kappa = 0 interpolates, its loss still falling geometrically towards 0 (no positive floor).
     The verdicts for the smaller kappas are recorded."""
     t, _ = floors_run
-    verdicts = {k: fl.convergence(t.loss[:, j]) for j, k in enumerate(FLOORS.kappas)}
+    verdicts = {k: fl.convergence(t.loss[:, j]) for j, k in enumerate(t.config.kappas)}
     record(detail="; ".join(f"kappa {k:g}: {c.describe()}" for k, c in verdicts.items()))
     assert verdicts[0.4].converged and verdicts[0.8].converged
     assert verdicts[0.0].drift < -1 and t.loss[0, 0, -1] < 1e-8 * t.loss[0, 0, 0]
@@ -128,12 +131,12 @@ def test_the_floors_are_floors(floors_run, record):
 def test_floor_grows_with_kappa(floors_run, record):
     """Paired differences floor(kappa_{j+1}) - floor(kappa_j) over 12 seeds: none is
     significantly negative, and the excess at the largest kappa is significantly positive."""
-    _, F = floors_run
-    steps = fl.monotonicity(F, FLOORS.kappas)
+    t, F = floors_run
+    steps = fl.monotonicity(F, t.config.kappas)
     record(detail="; ".join(f"{s.kappa_from:g}->{s.kappa_to:g}: {s.mean:+.3g} +- {s.half_width:.2g} {s.verdict}"
                             for s in steps))
     assert all(s.verdict != "down" for s in steps)
-    assert fl.paired_excess(F, FLOORS.kappas)[-1].positive
+    assert fl.paired_excess(F, t.config.kappas)[-1].positive
 
 
 @pytest.mark.statement("thm.5.6")
@@ -141,8 +144,8 @@ def test_excess_floor_exponent_is_above_one(floors_run, record):
     """Radius (16) is O(kappa) (plus kappa^2): an upper bound, so the measured excess floor
     may grow faster but not slower than kappa near 0.  The fitted exponent p of
     floor(kappa) - floor(0) ~ kappa^p is significantly above 1 (p - z se > 1)."""
-    _, F = floors_run
-    ex = fl.fit_exponent(fl.paired_excess(F, FLOORS.kappas))
+    t, F = floors_run
+    ex = fl.fit_exponent(fl.paired_excess(F, t.config.kappas))
     record(detail=ex.describe())
     assert len(ex.kappas) >= 3
     assert ex.p - stats.norm.ppf(1 - ALPHA) * ex.se > 1, ex.describe()
@@ -150,17 +153,20 @@ def test_excess_floor_exponent_is_above_one(floors_run, record):
 
 @pytest.mark.statement("net.expected_grad")
 @pytest.mark.statement("thm.5.6")
-def test_expected_and_masked_dynamics_agree_early(record):
-    """For the first 20 steps the mean over 24 mask seeds of L(W_k) under eq. (1) and L(W^E_k)
+@pytest.mark.parametrize("cfg", [
+    pytest.param(tr.Config(n=30, d=6, m=12, lr=0.02, steps=20, seeds=24, kappas=(0.5,)), id="small"),
+    pytest.param(tr.Config(steps=5, seeds=24, kappas=(0.2,)), id="fig3a", marks=pytest.mark.slow),
+])
+def test_expected_and_masked_dynamics_agree_early(cfg, record):
+    """For the first steps the mean over 24 mask seeds of L(W_k) under eq. (1) and L(W^E_k)
     under the exact expected gradient agree within a Bonferroni z-test (level ALPHA over the
-    20 steps); their gap is the variance term, O(eta^2 k)."""
-    cfg = tr.Config(n=30, d=6, m=12, lr=0.02, steps=20, seeds=24, kappas=(0.5,))
+    steps); their gap is the variance term, O(eta^2 k)."""
     masked = tr.train(cfg).loss[:, 0, 1:]
     run = tr.ExpectedGD(cfg)
     run.advance(cfg.steps)
-    expected = run.result()[0.5][1:]
+    expected = run.result()[cfg.kappas[0]][1:]
     z = (masked.mean(0) - expected) / (masked.std(0, ddof=1) / math.sqrt(cfg.seeds))
     crit = stats.norm.ppf(1 - ALPHA / (2 * cfg.steps))
-    record(detail=f"max |z| = {np.abs(z).max():.2f} (critical {crit:.2f}); relative gap at step 20: "
+    record(detail=f"max |z| = {np.abs(z).max():.2f} (critical {crit:.2f}); relative gap at step {cfg.steps}: "
                   f"{(masked.mean(0)[-1] - expected[-1]) / expected[-1]:+.2e}")
     assert np.abs(z).max() < crit
