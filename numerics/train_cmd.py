@@ -36,7 +36,7 @@ def add_subcommand(sub) -> None:
                     "batched tensor program; runs of one seed share data, W_0 and noise across kappa "
                     "(paired). Then: per kappa, whether the run has converged (equivalence test on the "
                     "drift of log L over the last fifth), the floor, the paired excess floor(kappa) - "
-                    "floor(0) with 95%% intervals, its fitted exponent in kappa, and lambda_0 of the data "
+                    "floor(0) with 95% intervals, its fitted exponent in kappa, and lambda_0 of the data "
                     "with the rate (1 - eta lambda_0/2)^k of Theorems 5.2/5.6. Defaults: the paper's "
                     "Fig. 3(a) (n=500, d=20, m=100, eta=0.005, 2000 steps, 7 kappas).",
         epilog="Not stated by the paper, chosen here: tau (initialisation scale, default 1), the labels "
@@ -47,8 +47,7 @@ def add_subcommand(sub) -> None:
                "--until-converged MAX extends the run, --steps at a time, until every kappa is at its "
                "floor or MAX steps. With --workers W: FedAvg with W workers, --local-steps L ... local "
                "steps per round, --steps total gradient steps per run. Interrupted? Run the same "
-               "command with --resume.",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "command with --resume.")
     p.add_argument("--kappa", type=float, nargs="+", metavar="K",
                    help="mask standard deviations (default: Fig. 3(a)'s 0 0.05 0.2 0.4 0.6 1 2; "
                         "with --workers, ours for Fig. 3(b): 0 0.2 0.6 1)")
