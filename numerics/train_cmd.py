@@ -10,7 +10,6 @@ steps, if ``--steps`` asks for more).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
