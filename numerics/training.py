@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
@@ -263,7 +263,6 @@ class Trajectories:
     diverged_at: np.ndarray
     W: torch.Tensor                      # the last iterate, (S, K, m, d)
     seconds: float = 0.0
-    expected: dict = field(default_factory=dict)   # kappa -> clean losses of the expected dynamics (k = 0..)
 
     @property
     def steps(self) -> int:
@@ -282,6 +281,8 @@ class MaskedGD:
         self.device = torch.device(device)
         self.dtype = DTYPES[cfg.dtype]
         self.seeds = list(range(cfg.seeds)) if seeds is None else [int(s) for s in seeds]
+        if not self.seeds or any(not 0 <= s < cfg.seeds for s in self.seeds):
+            raise ValueError(f"seeds must be a non-empty subset of 0..{cfg.seeds - 1}, got {self.seeds}")
         p = problem(cfg, self.device)
         pick = (lambda t: t[self.seeds]) if cfg.vary_init else (lambda t: t)  # noqa: E731
         self.X, self.y = p.X, p.y
@@ -391,6 +392,8 @@ class ExpectedGD:
     """
 
     def __init__(self, cfg: Config, kappas=None, *, seed: int = 0):
+        if not 0 <= seed < cfg.seeds:
+            raise ValueError(f"seed must be in 0..{cfg.seeds - 1}, got {seed}")
         p = problem(replace(cfg, dtype="float64"))
         self.cfg, self.seed = cfg, int(seed)
         self.kappas = [float(k) for k in (cfg.kappas if kappas is None else kappas)]
