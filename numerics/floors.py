@@ -163,7 +163,7 @@ class Exponent:
 
 def fit_exponent(excess: list[Excess]) -> Exponent:
     """Power law e(kappa) = A kappa^p through the significantly positive excess floors."""
-    pts = [e for e in excess if e.positive and e.kappa > 0]
+    pts = [e for e in excess if e.positive and e.kappa > 0 and e.se > 0]   # se = 0 would get infinite weight
     local = tuple((a.kappa, b.kappa, math.log(b.mean / a.mean) / math.log(b.kappa / a.kappa))
                   for a, b in zip(pts, pts[1:]))
     if len(pts) < 2:
