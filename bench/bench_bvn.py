@@ -3,7 +3,7 @@
 On the same fuzzed inputs (10^6 by default: deep lower tails down to -37, mixed signs,
 large positive arguments, h ~ +-k, |rho| -> 1, rho on a grid) it times
 
-  (a) ``numerics.bvn.bvn_cdf`` on the CPU (torch, float64),
+  (a) ``numerics.core.bvn.bvn_cdf`` on the CPU (torch, float64),
   (b) Owen's T formula with ``scipy.special.owens_t`` (vectorised):
       Phi2(h,k;rho) = (Phi(h) + Phi(k))/2 - T(h, a_h) - T(k, a_k) - beta,
       a_h = (k - rho h)/(h q), a_k = (h - rho k)/(k q), q = sqrt(1 - rho^2),
@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from numerics import bvn  # noqa: E402
+from numerics.core import bvn  # noqa: E402
 
 
 def fuzz(n: int, seed: int) -> np.ndarray:

@@ -5,8 +5,8 @@ default; unit-norm inputs as in Assumption 3.1, W ~ N(0, I), a uniform +-1, y ~ 
 all seeded) it measures
 
   (a) exact E_C[L_C] and E_C[grad_W L_C] in one pass:
-      ``numerics.network.expected_loss_and_grad`` (best of ``--repeat``),
-  (b) the baseline: ``numerics.network.monte_carlo`` with ``--masks`` raw mask draws and
+      ``numerics.masking.network.expected_loss_and_grad`` (best of ``--repeat``),
+  (b) the baseline: ``numerics.masking.network.monte_carlo`` with ``--masks`` raw mask draws and
       torch autograd, at several batch sizes (``--mc-batches``); its BEST time is the
       baseline (best of ``--repeat`` each),
   (c) with ``--big-m`` (default 1000; 0 skips) the exact (a) at m = big-m, run once, as
@@ -27,7 +27,6 @@ Target (issue): exact no slower than the 1000-mask Monte Carlo (ratio <= 1), pea
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import multiprocessing as mp
 import os
@@ -40,7 +39,8 @@ import torch
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from numerics import network  # noqa: E402
+from numerics.masking import network  # noqa: E402
+from theory.core.io import write_json  # noqa: E402
 
 GIB = 2.0**30
 TARGET_GIB = 2.0
@@ -224,10 +224,7 @@ def main(argv=None):
                "target_gib": TARGET_GIB,
                "phases": {name: {k: v for k, v in r.items() if k not in ("grad", "grad_se")}
                           for name, r in rows.items()}}
-        tmp = f"{args.json}.tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump(out, f, indent=2)
-        os.replace(tmp, args.json)
+        write_json(args.json, out, indent=2)
         print(f"wrote {args.json}")
 
 

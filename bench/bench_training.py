@@ -3,9 +3,9 @@
 The sweep is the paper's Fig. 3(a) (n = 500, d = 20, m = 100, eta = 0.005, 2000 steps,
 kappa in {0, 0.05, 0.2, 0.4, 0.6, 1, 2}) over ``--seeds`` mask seeds, float64 on the CPU:
 
-  (a) batched: ``numerics.training.train``, every (seed, kappa) a slice of one tensor
+  (a) batched: ``numerics.masking.training.train``, every (seed, kappa) a slice of one tensor
       program (W of shape (seeds, 7, m, d));
-  (b) baseline, in the same run: ``numerics.training.train_one_by_one``, the same runs in
+  (b) baseline, in the same run: ``numerics.masking.training.train_one_by_one``, the same runs in
       a Python loop, one (seed, kappa) at a time.
 
 Both produce the same trajectories (checked here: max relative difference of the losses).
@@ -18,7 +18,6 @@ Nothing is asserted.  Run ``python bench/bench_training.py --help``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,7 +27,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from numerics import training as tr  # noqa: E402
+from numerics.masking import training as tr  # noqa: E402
+from theory.core.io import write_json
 
 
 def main(argv=None) -> int:
@@ -64,10 +64,7 @@ def main(argv=None) -> int:
     if args.json:
         out = dict(runs=runs, steps=cfg.steps, threads=torch.get_num_threads(), batched_s=tb,
                    one_by_one_s=tl, one_by_one_measured_steps=k, ratio=tl / tb, max_rel_diff=diff)
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as fh:
-            json.dump(out, fh, indent=1)
-        os.replace(tmp, args.json)
+        write_json(args.json, out, indent=1)
     return 0
 
 

@@ -1,7 +1,7 @@
 """GPU benchmark of masked gradient descent, eq. (1), at scale (not a test).
 
 A large sweep (default n = 10^4 samples, d = 20, m = 10^4 neurons, 16 seeds x 7 kappas =
-112 runs, float32) of ``numerics.training.MaskedGD`` on one device, the runs split into
+112 runs, float32) of ``numerics.masking.training.MaskedGD`` on one device, the runs split into
 groups of seeds that fit in memory (each run holds about 2 n m + 3 n d + m d numbers in its
 buffers).  After ``--warmup`` steps, ``--steps`` steps of every group are timed with the
 device synchronised, and reported: steps per second (of the whole sweep), achieved FLOP/s
@@ -13,7 +13,6 @@ sizes) to check the script.  ``python bench/gpu_training.py --help``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -22,7 +21,8 @@ from dataclasses import replace
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from numerics import training as tr  # noqa: E402
+from numerics.masking import training as tr  # noqa: E402
+from theory.core.io import write_json
 
 PEAK = {"float32": 67e12, "float64": 67e12}
 
@@ -83,10 +83,7 @@ def main(argv=None) -> int:
           f"{result['flops_per_s'] / 1e12:.2f} TFLOP/s = {100 * result['fraction_of_peak']:.1f}% of "
           f"{peak / 1e12:.0f} TFLOP/s peak; peak memory {mem:.1f} GiB")
     if args.json:
-        tmp = args.json + ".tmp"
-        with open(tmp, "w") as fh:
-            json.dump(result, fh, indent=1)
-        os.replace(tmp, args.json)
+        write_json(args.json, result, indent=1)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Accuracy of the float64 torch kernels ``numerics.normal`` and ``numerics.bvn``.
+"""Accuracy of the float64 torch kernels ``numerics.core.normal`` and ``numerics.core.bvn``.
 
 Every value is compared with an mpmath reference that integrates the RAW definition
 (``tests/_mp_bvn.py``: a one-dimensional integral over Y1 of the conditional law of Y2,
@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 import torch
 
-from numerics import bvn, normal as nm
+from numerics.core import bvn
+from numerics.core import normal as nm
 
 import _mp_bvn as ref  # tests/ is on sys.path (no package __init__)
 

@@ -1,4 +1,4 @@
-"""Machinery tests of ``numerics.certified`` (Arb enclosures and the three-valued judges)."""
+"""Machinery tests of ``numerics.core.certified`` (Arb enclosures and the three-valued judges)."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,8 @@ import mpmath as mp
 import pytest
 from flint import arb
 
-from numerics import certified as C
-from theory import gaussian as g
+from numerics.core import certified as C
+from theory.masking import gaussian as g
 
 
 def contains(ball, x_mp):
@@ -114,7 +114,7 @@ def test_bad_input_raises_value_error(call, name):
 def test_to_arb_is_exact_for_negative_mpf():
     """mpmath's ``man_exp`` carries no sign; to_arb must keep it (a past bug turned -0.1 into 0.1)."""
     import mpmath as mp
-    from numerics.certified import to_arb
+    from numerics.core.certified import to_arb
 
     with mp.workdps(45):
         for v in ("-0.1", "0.3", "-1e-30", "-5"):

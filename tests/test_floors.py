@@ -1,4 +1,4 @@
-"""Reading training curves (numerics.floors) on curves whose answer is known by construction."""
+"""Reading training curves (numerics.core.floors) on curves whose answer is known by construction."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from numerics import floors as fl
+from numerics.core import floors as fl
 
 
 def _noisy(base: np.ndarray, seeds: int, rel: float, seed: int = 0) -> np.ndarray:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from numerics import closed_form as cf
-from numerics import network as nw
-from numerics.tolerance import ZTest
+from numerics.core import closed_form as cf
+from numerics.masking import network as nw
+from numerics.core.tolerance import ZTest
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]

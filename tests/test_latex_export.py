@@ -1,4 +1,4 @@
-"""The LaTeX exporter itself (theory.latex): formulas that cannot round-trip stay listed, most
+"""The LaTeX exporter itself (theory.core.latex): formulas that cannot round-trip stay listed, most
 do, the master document inputs every fragment in the paper's order, fragments have no
 preamble, and the round trip rejects a changed formula (it is not vacuous)."""
 from __future__ import annotations
@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from theory.catalogue import CATALOGUE
-from theory.latex import MASTER, OTHER_SECTION, SECTIONS, export, fragment, fragment_name, ordered_sections
+from theory.masking.catalogue import CATALOGUE
+from theory.core.latex import MASTER, OTHER_SECTION, export, fragment, fragment_name, ordered_sections
+from theory.masking.paper import PAPER, SECTIONS
 from verify.latex_roundtrip import IDS, catalogue_formulas, formulas_in_fragment, round_trip, round_trip_cases
 
 _PARSEABLE, _FAILING = round_trip_cases()
@@ -19,7 +20,7 @@ _UNPARSEABLE_CASES = [pytest.param(sid, key, id=name, marks=pytest.mark.xfail(st
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("latex")
-    export(out)
+    export(PAPER, out)
     return out
 
 
@@ -40,9 +41,9 @@ def test_round_trip_covers_most_formulas():
 def test_master_inputs_every_fragment_in_paper_order(exported):
     text = (exported / MASTER).read_text()
     inputs = re.findall(r"\\input\{([^}]*)\}", text)
-    assert inputs == [fragment_name(sid) for _, ids in ordered_sections() for sid in ids]
+    assert inputs == [fragment_name(sid) for _, ids in ordered_sections(PAPER) for sid in ids]
     assert sorted(inputs) == sorted(fragment_name(sid) for sid in IDS)
-    assert OTHER_SECTION not in text, "a statement of the catalogue is missing from theory.latex.SECTIONS"
+    assert OTHER_SECTION not in text, "a statement of the catalogue is missing from theory.core.latex.SECTIONS"
     assert {sid for _, ids in SECTIONS for sid in ids} <= set(CATALOGUE), "SECTIONS names unknown statements"
     assert text.startswith("%") and r"\documentclass" in text and text.rstrip().endswith(r"\end{document}")
     assert r"\phi(x) = e^{-x^2}" in text and "not the standard normal density" in text
@@ -51,7 +52,7 @@ def test_master_inputs_every_fragment_in_paper_order(exported):
 
 def test_fragments_have_no_preamble():
     for sid in IDS:
-        text = fragment(sid)
+        text = fragment(PAPER, sid)
         for command in (r"\documentclass", r"\usepackage", r"\newcommand", r"\def", r"\begin{document}"):
             assert command not in text, (sid, command)
 
@@ -63,7 +64,7 @@ def test_fragments_have_no_preamble():
 ])
 def test_round_trip_rejects_a_changed_formula(sid, key, old, new):
     """The round trip is not vacuous: a formula changed in the text does not parse back equal."""
-    tex = formulas_in_fragment(fragment(sid))[key]
+    tex = formulas_in_fragment(fragment(PAPER, sid))[key]
     assert old in tex
     with pytest.raises(AssertionError):
         round_trip(tex.replace(old, new, 1), catalogue_formulas(sid)[key])

@@ -1,6 +1,6 @@
-"""``formulas.tex`` compiles into a non-trivial PDF (``numerics.latex_cmd.compile_pdf``).
+"""``formulas.tex`` compiles into a non-trivial PDF (``numerics.app.latex_cmd.compile_pdf``).
 
-Needs a TeX engine (latexmk or pdflatex; Debian: ``numerics.latex_cmd.DEBIAN_PACKAGES``).
+Needs a TeX engine (latexmk or pdflatex; Debian: ``numerics.app.latex_cmd.DEBIAN_PACKAGES``).
 Without one the test is skipped, except under CI (environment variable ``CI`` set), where
 the engine is installed and its absence is a failure.
 """
@@ -13,9 +13,10 @@ import subprocess
 
 import pytest
 
-from numerics.latex_cmd import compile_pdf, find_engine, no_engine_message
-from theory.catalogue import CATALOGUE
-from theory.latex import MASTER, export
+from numerics.app.latex_cmd import compile_pdf, find_engine, no_engine_message
+from theory.masking.catalogue import CATALOGUE
+from theory.core.latex import MASTER, export
+from theory.masking.paper import PAPER
 
 
 def test_formulas_tex_compiles_to_a_pdf(tmp_path):
@@ -23,7 +24,7 @@ def test_formulas_tex_compiles_to_a_pdf(tmp_path):
         if os.environ.get("CI"):
             pytest.fail("CI is set but " + no_engine_message())
         pytest.skip("no TeX engine (latexmk or pdflatex) on PATH and CI unset: " + no_engine_message())
-    export(tmp_path)
+    export(PAPER, tmp_path)
     pdf = compile_pdf(tmp_path / MASTER)
     assert pdf == tmp_path / "formulas.pdf" and pdf.exists()
     assert not list(tmp_path.glob("*.aux")), "auxiliary files must stay in the build directory"

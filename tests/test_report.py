@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from numerics import checkrun, fuzzing, report
-from numerics.checkrun import WitnessResult
-from numerics.report_html import inline, tex_to_html
-from theory.catalogue import CATALOGUE
+from numerics.app import checkrun
+from numerics.core import fuzzing
+from numerics.app import report
+from numerics.app.checkrun import WitnessResult
+from numerics.app.report_html import inline, tex_to_html
+from theory.masking.catalogue import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +97,7 @@ def test_errata_file_parses_into_entries_with_reproducers():
         assert e.statement and e.wrong and e.counterexample, eid
         assert any(r.kind == "shell" and r.command.startswith("pytest verify/") for r in e.reproducers), eid
     assert "thm.4.2" in by["E4"].statements
-    assert any(r.kind == "python" and r.command.startswith("numerics.network.theorem_4_2(") for r in by["E4"].reproducers)
+    assert any(r.kind == "python" and r.command.startswith("numerics.masking.network.theorem_4_2(") for r in by["E4"].reproducers)
     assert by["E3"].reproducers == () and by["E3"].reproduce is None
     assert by["E2"].reproducers == () and "not executable" in by["E2"].reproduce  # a bare name is no command
     assert "|" in by["E9"].counterexample  # the indented table stays in its section
@@ -107,7 +109,7 @@ def test_errata_parser_is_robust_to_layout():
             "- **Odd label**: kept\r\n"
             "- **Counterexample family** (exact): $n=3$\r\n  | a | b |\r\n  |---|---|\r\n  | 1 | 2 |\r\n"
             "- **Reproduce**: `maskverify fuzz thm.4.2 --seed 1` and, in Python,\r\n"
-            "  `numerics.network.theorem_4_2([[2.0]], [1.0], [[1.0]], [-6.0], 0.5)`; see `cor.5.3:part`.\r\n"
+            "  `numerics.masking.network.theorem_4_2([[2.0]], [1.0], [[1.0]], [-6.0], 0.5)`; see `cor.5.3:part`.\r\n"
             "## E2 Second without bullets\n\nfree text only\n"
             "## Appendix (not an entry)\n- **Paper**: ignored\n"
             "## E10. Last\n- **Wrong**: `cor.5.3`\n")

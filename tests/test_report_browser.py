@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from numerics import report
-from numerics.checkrun import WitnessResult
-from theory.catalogue import CATALOGUE
+from numerics.app import report
+from numerics.app.checkrun import WitnessResult
+from theory.masking.catalogue import CATALOGUE
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -12,10 +12,10 @@ from sympy.core.function import AppliedUndef
 from sympy.matrices.expressions.matexpr import MatrixExpr
 from sympy.parsing.latex import parse_latex
 
-from theory.catalogue import CATALOGUE
-from theory.functions import Phi, Phi2, varphi
-from theory.latex import CONTINUE, latex_expr
-from theory.statement import Expectation, Indicator
+from theory.masking.catalogue import CATALOGUE
+from theory.core.functions import Phi, Phi2, varphi
+from theory.core.latex import CONTINUE, latex_expr
+from theory.core.statement import Expectation, Indicator
 
 IDS = list(CATALOGUE)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from numerics.instances import networks  # noqa: F401  (Assumption 3.1 networks; maskverify fuzz draws them too)
+from numerics.masking.instances import networks  # noqa: F401  (Assumption 3.1 networks; maskverify fuzz draws them too)
 
 magnitudes = st.floats(-6, 6).map(lambda e: 10.0**e)
 scales = st.one_of(st.just(0.0), magnitudes)

@@ -1,0 +1,382 @@
+"""Closed forms of Section 4's Gaussian-moment lemmas, as vectorised float64 kernels.
+
+Public names (DESIGN.md, "Stable public names"); every function broadcasts, takes
+Python scalars, numpy arrays or torch tensors and returns the same kind:
+
+- ``bvn_cdf(h, k, rho)`` = Phi_2(h, k; rho) = P(X <= h, Y <= k), corr(X, Y) = rho.
+- ``relu_moment1(mu, s)`` = E[z 1{z >= 0}], z ~ N(mu, s^2): the exact smoothed ReLU
+  sigma_tilde = mu Phi(mu/s) + s varphi(mu/s) (Theorem 4.2 proof sketch, E_2).
+- ``relu_square_moment(mu, s)`` = E[z^2 1{z >= 0}] = (mu^2 + s^2) Phi(mu/s) + mu s varphi(mu/s).
+- ``relu_proxy(mu, s)`` = sigma_hat = mu Phi(mu/s), the paper's proxy (Theorem 4.2, Remark 4.4).
+- ``orthant_prob``, ``orthant_first``, ``relu_moment2`` (mu1, mu2, s1, s2, rho) =
+  P(z1 >= 0, z2 >= 0), E[z1 1{...}], E[z1 z2 1{...}] (E_1; Rosenbaum 1961).
+- ``mask_moment1(u, kappa)`` = E[c 1{c^T u >= 0}], ``mask_moment2(u, v, kappa)`` =
+  E[c c^T 1{c^T u >= 0, c^T v >= 0}] (``v=None``: the half-space E[c c^T 1{c^T u >= 0}]),
+  c ~ N(1, kappa^2 I_d), u, v of shape (..., d) (Theorem 4.9 proof sketch).
+
+Why these are not lambdified from ``theory.masking.gaussian``: the displayed closed forms cancel
+catastrophically in the lower tails (mu/s -> -inf) and are 0/0 at s = 0 and rho = +-1.
+The kernels evaluate the same functions through positive representations
+(``numerics.core.normal``, ``numerics.core.bvn``) and take the exact degenerate values:
+s = 0 means z = mu almost surely, so 1{z >= 0} = 1{mu >= 0} (equality included).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import bvn
+from . import normal
+from .ddarith import two_prod
+from .arrays import CORRELATION, EXTENDED_REAL, NONNEG, REAL, check_finite_result, prepare
+
+#: beyond this standardised mean, P(Y > a) < 1e-315 and the constraint is inactive
+_INACTIVE = 38.0
+
+
+def _standardise(mu: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """a = mu/s, with the degenerate s = 0 mapped to +inf (mu >= 0) or -inf (mu < 0)."""
+    pos = s > 0
+    a = mu / torch.where(pos, s, torch.ones_like(s))
+    inf = torch.full_like(mu, float("inf"))
+    return torch.where(pos, a, torch.where(mu >= 0, inf, -inf))
+
+
+def _rounding(a: torch.Tensor, mu: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """The rounding error of a = fl(mu/s): mu/s = a + delta to ~1 ulp of delta.
+
+    In the lower tail the lemmas behave like exp(-a^2/2), whose relative condition number
+    in a is ~a^2; the rounding of mu/s alone would cost a^2 eps ~ 1.5e-13 at a = -37.
+    The kernels add the first-order term f'(a) delta, with mu - a s formed exactly.
+    """
+    ok = (s > 0) & (a.abs() < 1e100)  # beyond, every lemma has underflowed or saturated
+    sa = torch.where(ok, s, torch.ones_like(s))
+    af = torch.where(ok, a, torch.zeros_like(a))
+    p, e = two_prod(af, sa)
+    return torch.where(ok, ((mu - p) - e) / sa, torch.zeros_like(a))
+
+
+def _finite(x: torch.Tensor) -> torch.Tensor:
+    """Replace infinities by 0 where the branch that uses them is masked out anyway."""
+    return torch.where(torch.isfinite(x), x, torch.zeros_like(x))
+
+
+def _g1(a: torch.Tensor) -> torch.Tensor:
+    """E[(a + X)_+] = a Phi(a) + varphi(a) for every real a, including a = +-inf."""
+    af = _finite(a)
+    lower = normal.partial_moment1(torch.minimum(af, torch.zeros_like(af)))
+    upper = af + normal.partial_moment1(-torch.maximum(af, torch.zeros_like(af)))
+    out = torch.where(af <= 0, lower, upper)
+    return torch.where(a == -float("inf"), torch.zeros_like(a), out)
+
+
+def bvn_cdf(h, k, rho):
+    """Phi_2(h, k; rho) = P(X <= h, Y <= k) for a standard bivariate normal, corr rho.
+
+    Relative accuracy ~1e-14 down to the float64 underflow threshold; exact at
+    rho = +-1 (Phi(min(h, k)) and P(-k <= Y <= h)); h, k may be +-inf.
+    """
+    (h, k, rho), back = prepare({"h": (h, EXTENDED_REAL), "k": (k, EXTENDED_REAL),
+                                 "rho": (rho, CORRELATION)})
+    return back(check_finite_result("bvn_cdf", bvn.bvn_cdf(h, k, rho)))
+
+
+def relu_moment1(mu, s):
+    """sigma_tilde(mu, s) = E[z 1{z >= 0}] = mu Phi(mu/s) + s varphi(mu/s), z ~ N(mu, s^2).
+
+    Computed as s * g1(mu/s) for mu <= 0 (tail-stable g1) and mu + s * g1(-mu/s) for
+    mu > 0; at s = 0 it is ReLU(mu) exactly.
+    """
+    (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
+    a = _standardise(mu, s)
+    delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
+    out = torch.where(s > 0, s * (_g1(a) + normal.cdf(_finite(a)) * delta), torch.clamp(mu, min=0.0))
+    return back(check_finite_result("relu_moment1", out))
+
+
+def relu_square_moment(mu, s):
+    """E[z^2 1{z >= 0}] = (mu^2 + s^2) Phi(mu/s) + mu s varphi(mu/s), z ~ N(mu, s^2).
+
+    Equals s^2 g2(mu/s) with g2(a) = E[(a + X)_+^2]; for mu > 0 written as
+    mu^2 + s^2 - s^2 g2(-mu/s) so nothing cancels.  At s = 0: ReLU(mu)^2.
+    """
+    (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
+    a = _finite(_standardise(mu, s))
+    delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
+    neg = -a.abs()
+    tail = s**2 * (normal.partial_moment2(neg) + 2 * normal.partial_moment1(neg) * delta)
+    out = torch.where(mu <= 0, tail, mu**2 + s**2 - tail)
+    out = torch.where(s > 0, out, torch.clamp(mu, min=0.0) ** 2)
+    return back(check_finite_result("relu_square_moment", out))
+
+
+def relu_proxy(mu, s):
+    """The paper's proxy sigma_hat = mu Phi(mu/s) (Theorem 4.2); at s = 0, ReLU(mu)."""
+    (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
+    a = _finite(_standardise(mu, s))
+    delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
+    out = torch.where(s > 0, mu * (normal.cdf(a) + normal.pdf(a) * delta), torch.clamp(mu, min=0.0))
+    return back(check_finite_result("relu_proxy", out))
+
+
+def _bivariate_args(mu1, mu2, s1, s2, rho):
+    return prepare({"mu1": (mu1, REAL), "mu2": (mu2, REAL), "s1": (s1, NONNEG),
+                    "s2": (s2, NONNEG), "rho": (rho, CORRELATION)})
+
+
+def _cond_cdf(x, y, rho, q):
+    """P(Y <= y | X = x) = Phi((y - rho x)/q) for a standard pair (X, Y).  At q = 0 its limit
+    q -> 0+: 1, 1/2, 0 as y - rho x is >, =, < 0 (the tie matters: at rho = 1, a1 = a2 the
+    two one-sided derivatives of Phi(min(a1, a2)) must add up to varphi(a), not twice it)."""
+    r = y - rho * x
+    step = (r > 0).to(r.dtype) + 0.5 * (r == 0).to(r.dtype)
+    return torch.where(q > 0, normal.cdf(r / torch.where(q > 0, q, torch.ones_like(q))), step)
+
+
+def _cond_g1(x, y, rho, q):
+    """E[(y - Y)_+ | X = x] = q g1((y - rho x)/q); q = 0: (y - rho x)_+."""
+    r = y - rho * x
+    qs = torch.where(q > 0, q, torch.ones_like(q))
+    return torch.where(q > 0, qs * _g1(r / qs), torch.clamp(r, min=0.0))
+
+
+def _orthant(mu1, mu2, s1, s2, rho):
+    """Standardised orthant quantities at a_i = mu_i/s_i, clamped to the active range:
+    P = Phi_2(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}], M = E[(a1 - Y1)_+ (a2 - Y2)_+].
+
+    Each is corrected to first order for the rounding delta_i of a_i = fl(mu_i/s_i)
+    (``_rounding``), with dP/da1 = varphi(a1) Phi(b2), dN1/da1 = P,
+    dN1/da2 = varphi(a2) E[(a1 - Y1)_+ | Y2 = a2], dM/da1 = N2, dM/da2 = N1.  N2 is taken
+    from Rosenbaum's closed form a2 P + varphi(a2) Phi(b1) + rho varphi(a1) Phi(b2): in the
+    tails it cancels to ~a^2 eps relative, harmless in a term of relative size ~a^2 eps.
+    """
+    a1, a2 = _standardise(mu1, s1), _standardise(mu2, s2)
+    c1, c2 = (torch.clamp(_finite(a), max=_INACTIVE) for a in (a1, a2))
+    d1, d2 = (torch.where(a > _INACTIVE, torch.zeros_like(a), _rounding(a, mu, sd))
+              for a, mu, sd in ((a1, mu1, s1), (a2, mu2, s2)))
+    m = bvn.orthant_moments(c1, c2, rho)
+    P, N1, M = m["P"], m["N1"], m["M"]
+    q = torch.sqrt((1 - rho) * (1 + rho))
+    F1 = normal.pdf(c1) * _cond_cdf(c1, c2, rho, q)
+    F2 = normal.pdf(c2) * _cond_cdf(c2, c1, rho, q)
+    N2 = c2 * P + F2 + rho * F1
+    G2 = normal.pdf(c2) * _cond_g1(c2, c1, rho, q)
+    P_corr = P + F1 * d1 + F2 * d2
+    # rho = 1: P = Phi(min(a1, a2)) has a kink on a1 = a2, where no linear correction is
+    # right; take the smaller of the corrected arguments instead (M and N1 are C^1 there)
+    first = (c1 - c2) + (d1 - d2) <= 0
+    P_kink = torch.where(first, normal.cdf(c1) + normal.pdf(c1) * d1, normal.cdf(c2) + normal.pdf(c2) * d2)
+    P_corr = torch.where((q == 0) & (rho > 0), P_kink, P_corr)
+    return a1, a2, P_corr, N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
+
+
+def orthant_prob(mu1, mu2, s1, s2, rho):
+    """P(z1 >= 0, z2 >= 0) = Phi_2(mu1/s1, mu2/s2; rho) (exact for s_i = 0: a_i = +-inf)."""
+    (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
+    a1, a2, P, _, _ = _orthant(mu1, mu2, s1, s2, rho)
+    out = torch.where((a1 > _INACTIVE) | (a2 > _INACTIVE), bvn.bvn_cdf(a1, a2, rho), P)
+    return back(check_finite_result("orthant_prob", out))
+
+
+def _orthant_first(mu1, mu2, s1, s2, rho):
+    """E[z1 1{z1 >= 0, z2 >= 0}] = s1 N1(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}].
+
+    Degenerate/inactive branches, by Stein's identity E[Y1 h(Y2)] = rho E[h'(Y2)]:
+    constraint 1 inactive (a1 > 38 or s1 = 0, mu1 >= 0): mu1 Phi(a2) + rho s1 varphi(a2);
+    constraint 2 inactive (a2 > 38 or s2 = 0, mu2 >= 0): relu_moment1(mu1, s1);
+    z1 or z2 surely negative (a_i = -inf): 0.
+    """
+    a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho)
+    f2 = _finite(a2)
+    free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
+    only2 = mu1 * normal.cdf(f2) + rho * s1 * normal.pdf(f2)
+    only1 = torch.where(s1 > 0, s1 * _g1(a1), torch.clamp(mu1, min=0.0))
+    out = torch.where(free1, only2, s1 * N1)
+    out = torch.where(free2, only1, out)
+    out = torch.where(free1 & free2, mu1, out)
+    dead = (a1 == -float("inf")) | (a2 == -float("inf"))
+    return torch.where(dead, torch.zeros_like(out), out)
+
+
+def orthant_first(mu1, mu2, s1, s2, rho):
+    """E[z1 1{z1 >= 0, z2 >= 0}] (Rosenbaum 1961): mu1 P + s1 (varphi(a1) Phi(b2) + rho varphi(a2) Phi(b1))."""
+    args, back = _bivariate_args(mu1, mu2, s1, s2, rho)
+    return back(check_finite_result("orthant_first", _orthant_first(*args)))
+
+
+def relu_moment2(mu1, mu2, s1, s2, rho):
+    """E_1 = E[z1 z2 1{z1 >= 0, z2 >= 0}] = s1 s2 M(a1, a2; rho), M = E[(a1 - Y1)_+ (a2 - Y2)_+].
+
+    Closed form (Rosenbaum 1961): (mu1 mu2 + rho s1 s2) Phi_2 + mu1 s2 varphi(a2) Phi(b1)
+    + mu2 s1 varphi(a1) Phi(b2) + s1 s2 q varphi(a1) varphi(b2).  When constraint 1 is
+    inactive (a1 > 38, or s1 = 0 with mu1 >= 0), E[Y1 h(Y2)] = rho E[h'(Y2)] gives
+    mu1 relu_moment1(mu2, s2) + rho s1 s2 Phi(a2), and symmetrically.
+    """
+    (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
+    a1, a2, _, _, M = _orthant(mu1, mu2, s1, s2, rho)
+    f1, f2 = _finite(a1), _finite(a2)
+    free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
+    relu1 = torch.where(s1 > 0, s1 * _g1(a1), torch.clamp(mu1, min=0.0))
+    relu2 = torch.where(s2 > 0, s2 * _g1(a2), torch.clamp(mu2, min=0.0))
+    only2 = mu1 * relu2 + rho * s1 * s2 * normal.cdf(f2)
+    only1 = mu2 * relu1 + rho * s1 * s2 * normal.cdf(f1)
+    out = torch.where(free1, only2, s1 * s2 * M)
+    out = torch.where(free2 & ~free1, only1, out)
+    out = torch.where(free1 & free2, mu1 * mu2 + rho * s1 * s2, out)
+    dead = (a1 == -float("inf")) | (a2 == -float("inf"))
+    out = torch.where(dead, torch.zeros_like(out), out)
+    return back(check_finite_result("relu_moment2", out))
+
+
+def _mask_args(spec: dict):
+    tensors, back = prepare(spec, broadcast=False)
+    *vecs, kappa = tensors
+    for name, t in zip(spec, vecs):
+        if t.ndim == 0:
+            raise ValueError(f"{name} must be a vector of shape (..., d), got a scalar")
+    d = vecs[0].shape[-1]
+    for name, t in zip(spec, vecs):
+        if t.shape[-1] != d:
+            raise ValueError(f"{name} has last dimension {t.shape[-1]}, expected d = {d}")
+    try:
+        lead = torch.broadcast_shapes(*(t.shape[:-1] for t in vecs), kappa.shape)
+    except RuntimeError:
+        shapes = ", ".join(f"{n}{tuple(t.shape)}" for n, t in zip(spec, tensors))
+        raise ValueError(f"shapes do not broadcast: {shapes} (u, v: (..., d); kappa: (...))") from None
+    vecs = [t.expand(*lead, d) for t in vecs]
+    return vecs, kappa.expand(lead), back
+
+
+def _unit(x: torch.Tensor):
+    n = torch.linalg.vector_norm(x, dim=-1)
+    safe = torch.where(n > 0, n, torch.ones_like(n))
+    return x / safe[..., None], n
+
+
+def mask_moment1(u, kappa):
+    """E[c 1{c^T u >= 0}] = Phi(a) 1 + kappa varphi(a) u_hat, c ~ N(1, kappa^2 I_d).
+
+    a = 1^T u / (kappa ||u||), u_hat = u/||u|| (Stein's identity on c = 1 + kappa g:
+    E[g 1{z >= 0}] = kappa u varphi(a)/s with s = kappa ||u||).  Degenerate cases are exact:
+    u = 0 or kappa = 0 give 1{1^T u >= 0} 1.
+    """
+    (u,), kappa, back = _mask_args({"u": (u, REAL), "kappa": (kappa, NONNEG)})
+    uh, nu = _unit(u)
+    a = _standardise(uh.sum(-1), kappa)
+    af = _finite(a)
+    ones = torch.ones_like(u)
+    out = normal.cdf(a)[..., None] * ones + (kappa * normal.pdf(af))[..., None] * uh
+    degenerate = (nu == 0) | (kappa == 0)
+    step = ((u.sum(-1) >= 0) | (nu == 0)).to(u.dtype)[..., None] * ones
+    out = torch.where(degenerate[..., None], step, out)
+    return back(check_finite_result("mask_moment1", out))
+
+
+def _outer(x, y):
+    return x[..., :, None] * y[..., None, :]
+
+
+def _half_space(uh, kappa, a):
+    """E[c c^T 1{c^T u >= 0}] = Phi(a) 1 1^T + kappa varphi(a)(1 u^T + u 1^T) + kappa^2 (Phi(a) I - a varphi(a) u u^T)."""
+    af = _finite(a)
+    P, p = normal.cdf(a), normal.pdf(af)
+    ones = torch.ones_like(uh)
+    eye = torch.eye(uh.shape[-1], dtype=uh.dtype, device=uh.device)
+    k = kappa[..., None, None]
+    sym = _outer(ones, uh) + _outer(uh, ones)
+    return (P[..., None, None] * _outer(ones, ones) + k * p[..., None, None] * sym
+            + k**2 * (P[..., None, None] * eye - (af * p)[..., None, None] * _outer(uh, uh)))
+
+
+def _plane(u, v):
+    """Geometry of span(u, v) for nonzero u, v, accurate also when they are nearly parallel.
+
+    Returns rho = u^T v/(||u|| ||v||), q = sqrt(1 - rho^2) (the sine of the angle),
+    e2 = unit vector of v's component orthogonal to u, f2 = that of u orthogonal to v.
+    Computing q as sqrt(1 - rho^2), or e2 by Gram-Schmidt, loses digits as eps/q; instead
+    q^2 ||u||^2 ||v||^2 = sum_{i<j} m_ij^2 (Lagrange's identity) and
+    ||u||^2 v - (u^T v) u = sum_j u_j m_j. with the 2x2 minors m_ij = u_i v_j - u_j v_i
+    formed from error-free products (Dekker), so each is accurate to a few ulps.
+    """
+    ph, pl = two_prod(u[..., :, None], v[..., None, :])  # u_i v_j = ph + pl exactly
+    m = (ph - ph.transpose(-1, -2)) + (pl - pl.transpose(-1, -2))  # m[j, i] = u_j v_i - u_i v_j
+    nu2, nv2 = (u * u).sum(-1), (v * v).sum(-1)
+    q = torch.sqrt(0.5 * (m * m).sum((-1, -2)) / (nu2 * nv2)).clamp(max=1.0)
+    rho = ((u * v).sum(-1) / torch.sqrt(nu2 * nv2)).clamp(-1.0, 1.0)
+    e2, _ = _unit(torch.einsum("...j,...ji->...i", u, m))
+    f2, _ = _unit(-torch.einsum("...j,...ji->...i", v, m))
+    return rho, q, e2, f2
+
+
+def _wedge(u, v, kappa):
+    """E[c c^T 1{c^T u >= 0, c^T v >= 0}] for nonzero u, v not parallel, kappa > 0.
+
+    In the orthonormal basis e1 = u_hat, e2 (v's component orthogonal to u) of span(u, v),
+    with X1 = e1^T g, X2 = rho X1 + q (e2^T g) and F = 1{X1 >= -a1} 1{X2 >= -a2}, Stein's
+    identity gives E[g 1_A] = t1 e1 + t2 e2 and E[g g^T 1_A] = P I + sum_ij D_ij e_i e_j^T:
+      t1 = varphi(a1) Phi(b2) + rho varphi(a2) Phi(b1),   t2 = q varphi(a2) Phi(b1),
+      D11 = -a1 varphi(a1) Phi(b2) - rho^2 a2 varphi(a2) Phi(b1) + rho q varphi(a1) varphi(b2),
+      D12 = q^2 varphi(a1) varphi(b2) - q rho a2 varphi(a2) Phi(b1),
+      D22 = -q^2 a2 varphi(a2) Phi(b1) - q rho varphi(a2) varphi(b1),
+    the 1/q terms of the (u_hat, v_hat) form having cancelled analytically.  The b_i are
+    taken from the geometry, b2 = (a2 - rho a1)/q = 1^T e2 / kappa and b1 = 1^T f2 / kappa,
+    and Phi_2 is given q as well as rho (``_plane``), so nothing is divided by a small q.
+    """
+    rho, q, e2, f2 = _plane(u, v)
+    uh, _ = _unit(u)
+    vh, _ = _unit(v)
+    a1, a2 = uh.sum(-1) / kappa, vh.sum(-1) / kappa
+    b1, b2 = f2.sum(-1) / kappa, e2.sum(-1) / kappa
+    P = bvn.bvn_cdf(a1, a2, rho, q=q)
+    p1, p2 = normal.pdf(a1), normal.pdf(a2)
+    C1, C2 = normal.cdf(b1), normal.cdf(b2)
+    pp = p1 * normal.pdf(b2)
+    t1 = p1 * C2 + rho * p2 * C1
+    t2 = q * p2 * C1
+    D11 = -a1 * p1 * C2 - rho**2 * a2 * p2 * C1 + rho * q * pp
+    D12 = q**2 * pp - q * rho * a2 * p2 * C1
+    D22 = -q**2 * a2 * p2 * C1 - q * rho * pp
+    ones = torch.ones_like(uh)
+    eye = torch.eye(uh.shape[-1], dtype=uh.dtype, device=uh.device)
+    t = t1[..., None] * uh + t2[..., None] * e2
+    k = kappa[..., None, None]
+    c = lambda x: x[..., None, None]  # noqa: E731 - broadcast a batch scalar over (d, d)
+    second = (c(P) * eye + c(D11) * _outer(uh, uh) + c(D12) * (_outer(uh, e2) + _outer(e2, uh))
+              + c(D22) * _outer(e2, e2))
+    return (c(P) * _outer(ones, ones) + k * (_outer(ones, t) + _outer(t, ones)) + k**2 * second), q, rho
+
+
+def mask_moment2(u, v=None, kappa=None):
+    """E[c c^T 1{c^T u >= 0, c^T v >= 0}] for c ~ N(1, kappa^2 I_d); ``v=None``: E[c c^T 1{c^T u >= 0}].
+
+    Theorem 4.9's proof sketch.  Exact degenerate cases: kappa = 0 gives
+    1{1^T u >= 0} 1{1^T v >= 0} 1 1^T; a zero direction imposes no constraint
+    (1{0 >= 0} = 1); u || v (same direction) is the half-space; u = -beta v (beta > 0)
+    confines c to a hyperplane, probability 0.
+    """
+    if kappa is None:
+        raise ValueError("kappa is required: mask_moment2(u, v, kappa) or mask_moment2(u, None, kappa)")
+    if v is None:  # a zero direction imposes no constraint: 1{c^T 0 >= 0} = 1
+        v = torch.zeros_like(u) if isinstance(u, torch.Tensor) else np.zeros(np.shape(u))
+    (u, v), kappa, back = _mask_args({"u": (u, REAL), "v": (v, REAL), "kappa": (kappa, NONNEG)})
+    uh, nu = _unit(u)
+    vh, nv = _unit(v)
+    kpos = kappa > 0
+    ksafe = torch.where(kpos, kappa, torch.ones_like(kappa))
+    # half-space along whichever direction is present (or along u when u || v)
+    w_dir = torch.where((nu > 0)[..., None], uh, vh)
+    half = _half_space(w_dir, ksafe, w_dir.sum(-1) / ksafe)
+    wedge, q, rho = _wedge(u, v, ksafe)
+    both = (nu > 0) & (nv > 0)
+    parallel = q == 0  # exactly parallel: every 2x2 minor vanishes
+    out = torch.where((both & ~parallel)[..., None, None], wedge, half)
+    anti = both & parallel & (rho < 0)
+    out = torch.where(anti[..., None, None], torch.zeros_like(out), out)
+    ones = torch.ones_like(u)
+    free = (nu == 0) & (nv == 0)
+    d = u.shape[-1]
+    eye = torch.eye(d, dtype=u.dtype, device=u.device)
+    out = torch.where(free[..., None, None], _outer(ones, ones) + ksafe[..., None, None] ** 2 * eye, out)
+    step = ((u.sum(-1) >= 0) & (v.sum(-1) >= 0)).to(u.dtype)
+    out = torch.where(kpos[..., None, None], out, step[..., None, None] * _outer(ones, ones))
+    return back(check_finite_result("mask_moment2", out))

@@ -1,3 +1,0 @@
-from verify.profiles import load_profile
-
-load_profile()

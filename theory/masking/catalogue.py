@@ -1,0 +1,17 @@
+"""Every statement of the paper that the suite checks, by stable id, in paper order."""
+from __future__ import annotations
+
+from . import convergence, gaussian, network, ntk, smoothness
+from theory.core.statement import Statement
+
+CATALOGUE: dict[str, Statement] = {
+    st.id: st for st in gaussian.STATEMENTS + network.STATEMENTS + ntk.STATEMENTS + convergence.STATEMENTS
+    + smoothness.STATEMENTS}
+
+
+def get(statement_id: str) -> Statement:
+    try:
+        return CATALOGUE[statement_id]
+    except KeyError:
+        known = ", ".join(CATALOGUE)
+        raise KeyError(f"unknown statement {statement_id!r}; known: {known}") from None

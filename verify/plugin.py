@@ -1,0 +1,61 @@
+"""The maskverify pytest plugin (entry point ``pytest11: maskverify``), loaded in every pytest
+process of the environment, xdist workers included, so that any pack's witnesses -- in this
+repository or in another distribution -- run the same way:
+
+- registers the markers ``statement(id, ...)`` (the statement a test witnesses; short ids
+  inside a pack), ``witness(kind)``, ``slow`` and ``gpu``;
+- loads the Hypothesis profile named by ``MASKVERIFY_PROFILE`` (``verify.profiles``);
+- provides the ``record`` fixture, with which a witness records its measured figures;
+- copies each test's statement and witness markers into its report's ``user_properties``,
+  so that ``maskverify check`` can tabulate results that come back from xdist workers.
+"""
+from __future__ import annotations
+
+import pytest
+
+from verify.profiles import load_profile
+
+MARKERS = (
+    "slow: high precision references and large Monte Carlo (run with -m slow)",
+    "gpu: needs a CUDA device",
+    "statement(id): the catalogue statement a test witnesses (short id inside its pack)",
+    "witness(kind): which witness a test is (symbolic, reference, certified, fast, montecarlo, property, "
+    "dynamics, latex)",
+)
+
+
+def pytest_configure(config):
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    load_profile()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    ids = tuple(dict.fromkeys(m.args[0] for m in item.iter_markers("statement")))
+    wi = item.get_closest_marker("witness")
+    if ids and wi:
+        item.user_properties.append(("statements", ids))
+        item.user_properties.append(("witness", wi.args[0]))
+
+
+@pytest.fixture
+def record(request):
+    """Record a witness's measured figures for the check table.
+
+    ``record(error=..., digits=..., ratio=..., detail=...)``; repeated calls keep the worst
+    error (largest), the fewest digits and the largest ratio.
+    """
+    def _record(*, error=None, digits=None, ratio=None, detail=None):
+        props = dict(request.node.user_properties)
+        if error is not None:
+            props["error"] = max(float(error), props.get("error", float("-inf")))
+        if digits is not None:
+            props["digits"] = min(float(digits), props.get("digits", float("inf")))
+        if ratio is not None:
+            props["ratio"] = max(float(ratio), props.get("ratio", float("-inf")))
+        if detail is not None:
+            props["detail"] = str(detail)
+        request.node.user_properties[:] = list(props.items())
+
+    return _record
