@@ -13,6 +13,6 @@ timeout 150 python3 -m pytest -m gpu tests/test_gpu.py -q -p no:cacheprovider 2>
 timeout 200 python3 bench/bench_network.py --device cuda --repeat 3 --big-m 1000 --json "$OUT/bench_network_cuda.json" 2>&1 | tee "$OUT/bench_network_cuda.log"
 timeout 120 python3 bench/bench_bvn.py --n 10000000 --repeat 3 --scipy-n 200 --ref-n 100 2>&1 | tee "$OUT/bench_bvn_cuda.log"
 # training (issue 5): masked GD and FedAvg agreement on CUDA, then the large sweep
-timeout 120 python3 -m pytest -m gpu tests/test_fedavg.py -q -p no:cacheprovider 2>&1 | tee "$OUT/test_fedavg_gpu.log"
+timeout 120 python3 -m pytest -m gpu tests/masking/test_fedavg.py -q -p no:cacheprovider 2>&1 | tee "$OUT/test_fedavg_gpu.log"
 timeout 240 python3 bench/gpu_training.py --json "$OUT/gpu_training.json" 2>&1 | tee "$OUT/gpu_training.log"
 timeout 120 python3 bench/gpu_training.py --dtype float64 --seeds 4 --json "$OUT/gpu_training_f64.json" 2>&1 | tee "$OUT/gpu_training_f64.log"

@@ -1,17 +1,23 @@
-"""The generated LaTeX in notes/latex/ (one fragment per statement and formulas.tex) matches the
-catalogue (regenerate with ``maskverify latex``, or
-``python -c "from theory.core.latex import export; export(PAPER, 'notes/latex')"``)."""
+"""The generated LaTeX committed in ``notes/<pack>/latex/`` (one fragment per statement and the
+pack's formulas.tex) matches a fresh export, for every registered pack.  Regenerate with
+``python -c "from numerics.core import registry; from theory.core.latex import export;
+[export(p.paper, f'notes/{p.id}/latex') for p in registry.select(None)]"``
+(``maskverify latex`` writes the same files, under ``DIR/<pack>/``)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from numerics.core import registry
 from theory.core.latex import export
-from theory.masking.paper import PAPER
 
-NOTES = Path(__file__).resolve().parent.parent / "notes" / "masking" / "latex"
+NOTES = Path(__file__).resolve().parent.parent / "notes"
 
 
-def test_committed_latex_is_current(tmp_path):
-    fresh = {p.name: p.read_text() for p in export(PAPER, tmp_path)}
-    committed = {p.name: p.read_text() for p in NOTES.glob("*.tex")}
-    assert committed == fresh, "notes/latex is stale: regenerate it (see this module's docstring)"
+@pytest.mark.parametrize("pack", [pytest.param(p, id=p.id) for p in registry.select(None)])
+def test_committed_latex_is_current(pack, tmp_path):
+    committed_dir = NOTES / pack.id / "latex"
+    fresh = {p.name: p.read_text() for p in export(pack.paper, tmp_path)}
+    committed = {p.name: p.read_text() for p in committed_dir.glob("*.tex")}
+    assert committed == fresh, f"{committed_dir} is stale: regenerate it (see this module's docstring)"

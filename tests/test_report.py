@@ -1,203 +1,205 @@
-"""`maskverify report`: a row for every statement, the errata parsed with their reproducers,
-every figure embedded or its absence stated, and the three files consistent and atomic."""
+"""`maskverify report` over several packs: a section per paper with a row for every statement
+(qualified ids, provenance), planted failures and findings where they belong, the errata from
+the packs' data, every figure embedded or its absence stated, and the three files consistent,
+atomic and (the HTML) self-contained.
+
+The report is built from synthetic witness results and fuzz runs over the first registered
+pack and a second pack made from it (``other``), with small planted figures, so that it takes
+seconds; one test runs the real pipeline on a small selection in a fresh interpreter.
+"""
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import math
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from numerics.app import checkrun
-from numerics.core import fuzzing
-from numerics.app import report
+from numerics.app import checkrun, cli, report
 from numerics.app.checkrun import WitnessResult
-from numerics.app.report_html import inline, tex_to_html
-from theory.masking.catalogue import CATALOGUE
+from numerics.app.report_html import md_block, md_inline, tex_to_html
+from numerics.core import errata, fuzzing, registry
+from numerics.core.cliargs import UsageError
+from numerics.core.pack import Figure
+from theory.core.io import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
+PACK = registry.select(None)[0]
+ERRATA = errata.load(PACK)
+#: the statement that gets a recorded finding: one an erratum names, so the row links to it
+FINDING = PACK.paper.qualify(ERRATA[0].statements[0] if ERRATA else PACK.paper.statements[0].id)
+#: the statement whose witness fails
+FAILING = next(PACK.paper.qualify(s.id) for s in PACK.paper.statements if PACK.paper.qualify(s.id) != FINDING)
+
+
+def _tiny(out_dir, quick, progress, seed=0):
+    """A planted figure: one small PNG, written as the packs write theirs."""
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(2, 1.5))
+    fig.subplots().plot([0, 1], [seed, 1])
+    return [atomic_write(out_dir / "tiny.png", lambda tmp: fig.savefig(tmp, format="png", dpi=60))]
+
+
+def _broken(out_dir, quick, progress, seed=0):
+    raise RuntimeError("the producer broke")
+
+
+OTHER = dataclasses.replace(PACK, paper=dataclasses.replace(PACK.paper, id="other", title="Another paper"),
+                            errata=ROOT / "no-such-errata.toml",
+                            figures=(Figure("tiny", "a planted figure with `code` and $x_1$", _tiny),
+                                     Figure("broken", "a producer that raises", _broken)))
+PACKS = [PACK, OTHER]
 
 
 def synthetic_results() -> list[WitnessResult]:
-    """One passing fast witness per statement; a finding and a tight bound for thm.4.2; a
-    failure for cor.5.3; a machinery test without a statement that errors."""
-    out = [WitnessResult(f"verify/t.py::fast[{sid}]", sid, "fast", "passed", 0.01, error=1e-15, digits=15.0)
-           for sid in CATALOGUE]
+    """One passing fast witness per statement of both packs; a finding and a tight ratio for
+    FINDING; a failure for FAILING; a machinery test without a statement that errors."""
+    out = [WitnessResult(f"verify/{p.id}/t.py::fast[{st.id}]", p.paper.qualify(st.id), "fast", "passed", 0.01,
+                         error=1e-15, digits=15.0) for p in PACKS for st in p.paper.statements]
     out += [
-        WitnessResult("verify/t.py::bound_fuzzed", "thm.4.2", "property", "xfail", 0.2, ratio=3.4,
-                      detail="worst |E|/bound found: 3.4"),
-        WitnessResult("verify/t.py::bound_family", "thm.4.2", "property", "passed", 0.2, ratio=0.8, detail="family"),
-        WitnessResult("verify/t.py::cor53_broken", "cor.5.3", "fast", "failed", 0.1, error=2e-3,
-                      message="AssertionError: excess 0.5 > eps1 0.4"),
+        WitnessResult("verify/t.py::finding", FINDING, "property", "xfail", 0.2, ratio=3.4, detail="worst 3.4"),
+        WitnessResult("verify/t.py::family", FINDING, "property", "passed", 0.2, ratio=0.8, detail="family"),
+        WitnessResult("verify/t.py::broken", FAILING, "fast", "failed", 0.1, error=2e-3,
+                      message="AssertionError: excess 0.5 > 0.4"),
         WitnessResult("verify/t.py::machinery", "(unmarked)", "other", "error", 0.0, message="fixture broke"),
     ]
     return out
 
 
 def synthetic_runs() -> list[report.CampaignRun]:
-    """A failed thm.4.2 campaign and a cor.5.4 campaign without a threshold, by hand."""
-    def result(cid, ratios, **kw):
-        c = fuzzing.CAMPAIGNS[cid]
+    """PACK's first campaign failed after six examples (one not judged); its last campaign
+    with an infinite ratio; by hand."""
+    def result(c, ratios, **kw):
         judged = [r for r in ratios if r is not None]
-        return fuzzing.Result(campaign=cid, statement=c.statement, ratio_name=c.ratio_name, domain=c.domain,
+        return fuzzing.Result(campaign=c.id, statement=c.statement, ratio_name=c.ratio_name, domain=c.domain,
                               judged=c.judged, threshold=c.threshold, seed=0, deep=False, database=None,
                               examples_requested=len(ratios), examples_tried=len(ratios),
                               valid_examples=len(judged), worst_ratio=max(judged), **kw)
 
-    thm = [0.1, None, 0.5, 0.0, 0.9, 2.5]
-    cor = [0.3, 1.2, 0.7, math.inf]
-    return [report.CampaignRun(result("thm.4.2", thm, failed=True, shrunk_ratio=1.07, reproducer="1.07"), thm),
-            report.CampaignRun(result("cor.5.4", cor, reproducer="inf"), cor)]
+    first, last = PACK.campaigns[0], PACK.campaigns[-1]
+    failing = [0.1, None, 0.5, 0.0, 0.9, 2.5]
+    wild = [0.3, 1.2, 0.7, math.inf]
+    return [report.CampaignRun(PACK.id, result(first, failing, failed=True, shrunk_ratio=1.07, reproducer="1.07"),
+                               failing),
+            report.CampaignRun(PACK.id, result(last, wild, reproducer="inf"), wild)]
 
 
-def _broken(out_dir, quick):
-    raise RuntimeError("the producer broke")
-
-
-def _nothing(out_dir, quick):
-    raise report.ProducerUnavailable("nothing to draw here")
+def qualified_ids(pack) -> list[str]:
+    return [pack.paper.qualify(st.id) for st in pack.paper.statements]
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """A report from synthetic results and runs, the real errata, a real Fig. 1(a) (41 points),
-    the fuzzing plot, and three producers that cannot draw: written to a temporary DIR."""
+    """A two-pack report from synthetic results and runs, PACK's real errata, PACK's fuzzing
+    plot and OTHER's planted figures (one drawn, one raising, an empty fuzzing plot)."""
     out = tmp_path_factory.mktemp("report")
     runs = synthetic_runs()
-    producers = [p for p in report.figure_producers(report.Sizes(points=41), runs, progress=False)
-                 if p.name in ("fig1a", "fuzz")]
-    producers += [report.FigureProducer("fig3a", "a producer with nothing to draw", _nothing),
-                  report.FigureProducer("broken", "a producer that raises", _broken)]
-    figures = report.draw_figures(producers, out, progress=False)
-    errata = report.parse_errata(report.ERRATA.read_text(), CATALOGUE)
-    payload = report.assemble(1, synthetic_results(), runs=runs, figures=figures, errata=errata,
+    figures = [f for f in report.figures_of(PACK, runs) if f.name == report.FUZZ_FIGURE]
+    figures += report.figures_of(OTHER, runs)
+    drawn = report.draw_figures(figures, out, progress=False, seed=3)
+    payload = report.assemble(PACKS, 1, synthetic_results(), runs=runs, figures=drawn,
+                              errata={PACK.id: ERRATA, OTHER.id: []},
                               meta={"command": "test", "timestamp": "2026-01-01T00:00:00+00:00", "tier": "default",
                                     "git": report.git_state(), "versions": report.versions()})
-    paths = report.write(payload, out)
-    return out, payload, paths
-
-
-# ---------------------------------------------------------------------------------------
-# Errata
-# ---------------------------------------------------------------------------------------
-
-def test_errata_file_parses_into_entries_with_reproducers():
-    entries = report.parse_errata(report.ERRATA.read_text(), CATALOGUE)
-    ids = [e.id for e in entries]
-    assert ids == [f"E{i}" for i in range(1, len(ids) + 1)] and len(ids) >= 11
-    assert all(e.title and e.sections for e in entries)
-    by = {e.id: e for e in entries}
-    for eid in ("E1", "E4", "E9", "E10", "E11"):
-        e = by[eid]
-        assert e.statement and e.wrong and e.counterexample, eid
-        assert any(r.kind == "shell" and r.command.startswith("pytest verify/") for r in e.reproducers), eid
-    assert "thm.4.2" in by["E4"].statements
-    assert any(r.kind == "python" and r.command.startswith("numerics.masking.network.theorem_4_2(") for r in by["E4"].reproducers)
-    assert by["E3"].reproducers == () and by["E3"].reproduce is None
-    assert by["E2"].reproducers == () and "not executable" in by["E2"].reproduce  # a bare name is no command
-    assert "|" in by["E9"].counterexample  # the indented table stays in its section
-
-
-def test_errata_parser_is_robust_to_layout():
-    text = ("# Errata\r\npreamble\r\n\r\n## E1. First: a title\r\nintro line\r\n"
-            "- **Paper** (Section 2): the claim\r\n  continued $x^2$.\r\n"
-            "- **Odd label**: kept\r\n"
-            "- **Counterexample family** (exact): $n=3$\r\n  | a | b |\r\n  |---|---|\r\n  | 1 | 2 |\r\n"
-            "- **Reproduce**: `maskverify fuzz thm.4.2 --seed 1` and, in Python,\r\n"
-            "  `numerics.masking.network.theorem_4_2([[2.0]], [1.0], [[1.0]], [-6.0], 0.5)`; see `cor.5.3:part`.\r\n"
-            "## E2 Second without bullets\n\nfree text only\n"
-            "## Appendix (not an entry)\n- **Paper**: ignored\n"
-            "## E10. Last\n- **Wrong**: `cor.5.3`\n")
-    entries = report.parse_errata(text, CATALOGUE)
-    assert [e.id for e in entries] == ["E1", "E2", "E10"]
-    e1, e2, e10 = entries
-    assert e1.title == "First: a title"
-    assert [lab for lab, _ in e1.sections] == ["Text", "Paper", "Odd label", "Counterexample family", "Reproduce"]
-    assert e1.statement == "(Section 2): the claim\ncontinued $x^2$."
-    assert e1.counterexample.splitlines()[1:] == ["| a | b |", "|---|---|", "| 1 | 2 |"]
-    assert [r.kind for r in e1.reproducers] == ["shell", "python"]
-    assert e1.statements == ("cor.5.3",)  # quoted ids only, a ":part" suffix dropped
-    assert e2.title == "Second without bullets" and e2.sections == (("Text", "free text only"),)
-    assert e2.statement is None and e2.reproducers == ()
-    assert e10.wrong == "`cor.5.3`" and e10.statements == ("cor.5.3",)
-    assert report.parse_errata("") == []
+    return out, payload, report.write(payload, out)
 
 
 # ---------------------------------------------------------------------------------------
 # The payload and report.json
 # ---------------------------------------------------------------------------------------
 
-def test_payload_has_every_statement_result_and_summary(built):
+def test_payload_has_a_section_per_paper_with_every_statement(built):
     _, payload, _ = built
-    rows = {r["id"]: r for r in payload["statements"]}
-    assert list(rows)[:len(CATALOGUE)] == list(CATALOGUE) and "(unmarked)" in rows
-    for sid, st in CATALOGUE.items():
-        assert rows[sid]["ref"] == st.ref and rows[sid]["kind"] == st.kind.value
-        assert set(rows[sid]["witnesses"]) == set(checkrun.WITNESSES)
-    assert rows["thm.4.2"]["status"] == "finding" and rows["cor.5.3"]["status"] == "fails"
-    assert rows["lemma.relu_moment1"]["status"] == "holds"
-    assert rows["thm.4.2"]["tightest_ratio"]["value"] == 0.8 and rows["thm.4.2"]["finding_ratio"]["value"] == 3.4
-    assert rows["thm.4.2"]["fuzz"][0]["failed"] and rows["cor.5.4"]["fuzz"][0]["worst_ratio"] == "inf"
-    assert "E4" in rows["thm.4.2"]["errata"]
-    assert len(payload["witness_results"]) == len(synthetic_results())
+    assert [p["id"] for p in payload["papers"]] == [PACK.id, OTHER.id]
+    mine, other = payload["papers"]
+    assert [r["id"] for r in mine["statements"]] == qualified_ids(PACK)
+    assert [r["id"] for r in other["statements"]] == qualified_ids(OTHER)
+    rows = {r["id"]: r for r in mine["statements"]}
+    for st in PACK.paper.statements:
+        row = rows[PACK.paper.qualify(st.id)]
+        assert (row["ref"], row["kind"], row["provenance"]) == (st.ref, st.kind.value, st.provenance.describe())
+        assert set(row["witnesses"]) == set(checkrun.WITNESSES)
+    assert rows[FINDING]["status"] == "finding" and rows[FAILING]["status"] == "fails"
+    assert {r["status"] for r in other["statements"]} == {"holds"}
+    assert rows[FINDING]["tightest_ratio"]["value"] == 0.8 and rows[FINDING]["finding_ratio"]["value"] == 3.4
+    if ERRATA:
+        assert ERRATA[0].qualified in rows[FINDING]["errata"]
+    first, last = PACK.campaigns[0], PACK.campaigns[-1]
+    fuzzed = rows[PACK.paper.qualify(first.statement_id)]["fuzz"]
+    assert fuzzed[0]["campaign"] == PACK.paper.qualify(first.id) and fuzzed[0]["failed"]
+    assert rows[PACK.paper.qualify(last.statement_id)]["fuzz"][-1]["worst_ratio"] == "inf"
+    assert [r["id"] for r in payload["other_statements"]] == ["(unmarked)"]
+    assert [e["qualified"] for e in mine["errata"]] == [e.qualified for e in ERRATA] and other["errata"] == []
     s = payload["summary"]
-    assert (s["statements"], s["failed"], s["findings"], s["fuzz_counterexamples"]) == (len(CATALOGUE) + 1, 2, 1, 1)
+    n = len(PACK.paper.statements) + len(OTHER.paper.statements) + 1
+    assert (s["statements"], s["failed"], s["findings"], s["fuzz_counterexamples"], s["errata"]) == (
+        n, 2, 1, 1, len(ERRATA))
     assert s["figures"] == {"ok": 2, "unavailable": 1, "failed": 1} and "FAILED" in s["verdict"]
-    assert {f["nodeid"] for f in payload["failures"]} == {"verify/t.py::cor53_broken", "verify/t.py::machinery"}
+    assert (mine["summary"]["failed"], other["summary"]["failed"]) == (1, 0)
+    assert {f["nodeid"] for f in payload["failures"]} == {"verify/t.py::broken", "verify/t.py::machinery"}
 
 
 def test_json_is_strict_and_complete(built):
     out, payload, _ = built
+
     def no_constants(name):
         raise ValueError(f"non-standard JSON constant {name}")
+
     data = json.loads((out / "report.json").read_text(), parse_constant=no_constants)
     assert data == json.loads(json.dumps(payload))
-    assert {"schema", "paper", "generated", "summary", "statements", "failures", "witness_results", "fuzz",
-            "errata", "figures"} <= set(data)
-    assert data["fuzz"][0]["ratios"] == [0.1, None, 0.5, 0.0, 0.9, 2.5] and data["fuzz"][0]["outcome"] == "counterexample"
+    assert {"schema", "generated", "summary", "papers", "other_statements", "failures", "witness_results"} <= set(data)
+    fuzz = data["papers"][0]["fuzz"]
+    assert fuzz[0]["ratios"] == [0.1, None, 0.5, 0.0, 0.9, 2.5] and fuzz[0]["outcome"] == "counterexample"
     assert data["generated"]["versions"]["numpy"] and data["generated"]["git"]["commit"]
-    assert all(e["reproducers"] is not None for e in data["errata"])
+    assert all(e["markdown"].startswith(f"#### {e['id']}. ") for e in data["papers"][0]["errata"])
     assert not list(out.rglob("*.tmp*"))
 
 
-def test_figure_outcomes_state_what_is_missing(built):
+def test_figures_go_to_per_pack_folders_and_state_what_is_missing(built):
     _, payload, _ = built
-    figs = {f["name"]: f for f in payload["figures"]}
-    assert figs["fig1a"]["files"][:2] == ["figures/fig1a.png", "figures/fig1a.pdf"]
-    assert figs["fuzz"]["files"] == ["figures/fuzz_tightness.png", "figures/fuzz_tightness.pdf"]
-    assert figs["fig3a"]["status"] == "unavailable" and "nothing to draw" in figs["fig3a"]["error"]
-    assert figs["broken"]["status"] == "failed" and "RuntimeError: the producer broke" in figs["broken"]["error"]
+    figs = {f["name"]: f for p in payload["papers"] for f in p["figures"]}
+    assert list(figs) == [f"{PACK.id}:fuzz", "other:tiny", "other:broken", "other:fuzz"]
+    assert figs[f"{PACK.id}:fuzz"]["files"] == [f"figures/{PACK.id}/fuzz_tightness.png",
+                                               f"figures/{PACK.id}/fuzz_tightness.pdf"]
+    assert figs["other:tiny"]["status"] == "ok" and figs["other:tiny"]["files"] == ["figures/other/tiny.png"]
+    assert figs["other:broken"]["status"] == "failed" and "RuntimeError: the producer broke" in figs["other:broken"]["error"]
+    assert figs["other:fuzz"]["status"] == "unavailable" and "no fuzz campaign" in figs["other:fuzz"]["error"]
 
 
-def test_figure_list_and_fuzz_needs_runs():
-    producers = report.figure_producers()
-    assert [p.name for p in producers] == ["fig1a", "fig1b", "fig2", "fuzz", "fig3a", "fig3b"]
-    with pytest.raises(report.ProducerUnavailable, match="no fuzz campaign"):
-        producers[3].produce(Path("."), True)
+def test_figure_names_are_chosen_by_qualified_or_bare_name():
+    assert [f.name for f in report.figures_of(PACK)] == [f.name for f in PACK.figures] + ["fuzz"]
+    assert report.select_figures(PACKS, None) is None
+    assert report.select_figures(PACKS, ["fuzz"]) == {f"{PACK.id}:fuzz", "other:fuzz"}
+    assert report.select_figures(PACKS, ["other:tiny"]) == {"other:tiny"}
+    with pytest.raises(UsageError, match="unknown figure.*fig9.*known: .*other:tiny"):
+        report.select_figures(PACKS, ["tiny", "fig9"])
 
 
 # ---------------------------------------------------------------------------------------
 # report.md
 # ---------------------------------------------------------------------------------------
 
-def test_markdown_has_rows_errata_and_figures(built):
+def test_markdown_has_a_section_per_paper_rows_errata_and_figures(built):
     out, payload, _ = built
     md = (out / "report.md").read_text()
+    assert f"## {PACK.title} (`{PACK.id}`)" in md and "## Another paper (`other`)" in md
     table = [line for line in md.splitlines() if line.startswith("| `")]
-    assert len(table) == len(payload["statements"]) + len(payload["fuzz"])
-    for sid in CATALOGUE:
+    n_rows = sum(len(p["statements"]) for p in payload["papers"]) + len(payload["other_statements"])
+    assert len(table) == n_rows + sum(len(p["fuzz"]) for p in payload["papers"])
+    for sid in qualified_ids(PACK) + qualified_ids(OTHER):
         assert any(line.startswith(f"| `{sid}` |") for line in table), sid
-    for e in payload["errata"]:
-        assert f"### {e['id']}. " in md
-    assert "  pytest verify/test_s4_network_errata.py -rxX -k bound_4" in md
-    assert "![fig1a](figures/fig1a.png)" in md and "![fuzz](figures/fuzz_tightness.png)" in md
-    assert "**Figure not available**: nothing to draw here" in md
-    assert "FAILED" in md and "verify/t.py::cor53_broken" in md
+    for e in ERRATA:
+        assert f"#### {e.id}. {e.title}" in md
+        for command in e.reproduce:
+            assert f"  {command}\n" in md
+    assert f"![{PACK.id}:fuzz](figures/{PACK.id}/fuzz_tightness.png)" in md
+    assert "![other:tiny](figures/other/tiny.png)" in md
+    assert "**Figure not available**: no fuzz campaign" in md and "**Figure failed**: RuntimeError" in md
+    assert "FAILED" in md and "verify/t.py::broken" in md
 
 
 # ---------------------------------------------------------------------------------------
@@ -208,6 +210,7 @@ class _Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.tags, self.rows, self.imgs, self.links, self.ids, self.text = [], [], [], [], [], []
+        self.article, self.articles = None, []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -221,86 +224,121 @@ class _Page(HTMLParser):
                 self.links.append(a[key])
         if "id" in a:
             self.ids.append(a["id"])
+        if tag == "article":
+            self.article = []
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.articles.append("".join(self.article))
+            self.article = None
 
     def handle_data(self, data):
         self.text.append(data)
+        if self.article is not None:
+            self.article.append(data)
 
 
 def test_html_is_self_contained_and_complete(built):
     out, payload, _ = built
     page = _Page()
     page.feed((out / "report.html").read_text())
-    assert page.rows == [r["id"] for r in payload["statements"]]
+    assert page.rows == ([r["id"] for p in payload["papers"] for r in p["statements"]]
+                         + [r["id"] for r in payload["other_statements"]])
     assert len(page.imgs) == 2 and all(src.startswith("data:image/png;base64,") for src in page.imgs)
     assert all(link.startswith("#") for link in page.links), page.links
+    assert {link[1:] for link in page.links} <= set(page.ids)  # every anchor resolves, errata links too
     assert not [t for t, _ in page.tags if t in ("script", "link", "iframe", "object", "embed")]
     csp = [a["content"] for t, a in page.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
     assert csp and csp[0].startswith("default-src 'none'")
-    assert {e["id"] for e in payload["errata"]} <= set(page.ids)
+    assert {e.qualified for e in ERRATA} <= set(page.ids) and len(page.articles) == len(ERRATA)
+    for text in page.articles:  # every formula was rendered, no TeX source is left
+        assert "\\" not in text and "$" not in text, text[:300]
     text = "".join(page.text)
-    assert "Figure fig3a not available" in text and "nothing to draw here" in text
-    assert "Figure broken failed" in text
-    errata_text = text[text.index("Errata"):text.index("Figures", text.index("Errata"))]
-    assert "\\" not in errata_text and "$" not in errata_text  # every formula was rendered
+    assert "Figure other:fuzz not available" in text and "no fuzz campaign" in text
+    assert "Figure other:broken failed" in text
 
 
 def test_tex_and_markdown_rendering():
     assert tex_to_html(r"\kappa^2 R_{\mathbf u}^2\le\frac{1}{2m}") == "κ<sup>2</sup> R<sub><b>u</b></sub><sup>2</sup>≤1/(2m)"
     assert tex_to_html(r"\mathbb E_C[\mathcal L_C]\ne\sqrt{2\pi}") == "𝔼<sub>C</sub>[ℒ<sub>C</sub>]≠√(2π)"
     assert tex_to_html(r"\unknown{x}}<") == "unknownx&lt;"  # never raises, never leaks a backslash or tag
-    assert inline("**Bold** and *em*, `a<b`, $x_1$") == (
-        '<strong>Bold</strong> and <em>em</em>, <code>a&lt;b</code>, <span class="math">x<sub>1</sub></span>')
+    assert md_inline("**Bold** and *em*, `a<b`, $x_1$ <b>") == (
+        '<strong>Bold</strong> and <em>em</em>, <code>a&lt;b</code>, <span class="math">x<sub>1</sub></span> '
+        "&lt;b&gt;")
+    assert md_inline("$a_b$ and $c_d$") == ('<span class="math">a<sub>b</sub></span> and '
+                                            '<span class="math">c<sub>d</sub></span>')  # no emphasis across
+    table = md_block("| $C_1$ | 0.5 |\n|---|---|\n| 1 | $10^{-3}$ |\n")
+    assert "<table>" in table and "<sup>-3</sup>" in table
 
 
 # ---------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="maskverify")
-    report.add_subcommand(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
-def test_help_describes_outputs_and_exit_status(capsys):
+def test_help_describes_outputs_figures_and_exit_status(capsys):
     with pytest.raises(SystemExit) as exc:
-        _parser().parse_args(["report", "--help"])
+        cli.main(["report", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    for word in ("report.html", "report.json", "self-contained", "Exit status", "--deep", "--figures"):
+    for word in ("report.html", "report.json", "self-contained", "Exit status", "--deep", "--figures", "--paper",
+                 f"{PACK.id}:fuzz"):
         assert word in text
-    with pytest.raises(SystemExit):
-        _parser().parse_args(["report", "--figures", "fig9"])
-    assert "unknown figure" in capsys.readouterr().err
 
 
-def test_exit_2_and_nothing_written_when_the_catalogue_cannot_run(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(checkrun, "run", lambda **kw: (4, []))
-    args = _parser().parse_args(["report", "--out", str(tmp_path / "r"), "--no-progress"])
-    assert args.func(args) == 2
+@pytest.mark.parametrize("argv, message", [
+    (["--paper", "no-such-paper"], "unknown paper 'no-such-paper'"),
+    (["--figures", "fig9"], "unknown figure(s) fig9"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, message):
+    monkeypatch.setattr(checkrun, "run", lambda *a, **kw: pytest.fail("the witnesses must not run"))
+    assert cli.main(["report", "--out", str(tmp_path / "r"), "--no-progress", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists()
+
+
+def test_invalid_errata_data_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    bad = tmp_path / "errata.toml"
+    bad.write_text('[[erratum]]\nid = "E1"\n', encoding="utf-8")
+    broken = dataclasses.replace(PACK, paper=dataclasses.replace(PACK.paper, id="broken"), errata=bad, commands=())
+    monkeypatch.setattr(checkrun, "run", lambda *a, **kw: pytest.fail("the witnesses must not run"))
+    registry.register(broken)
+    try:
+        assert cli.main(["report", "--paper", "broken", "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    finally:
+        registry.unregister("broken")
+    err = capsys.readouterr().err
+    assert f"{bad}: entry 1 (E1): missing required key(s)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_exit_2_and_nothing_written_when_the_witnesses_cannot_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(checkrun, "run", lambda *a, **kw: (4, []))
+    assert cli.main(["report", "--paper", PACK.id, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
     assert not (tmp_path / "r" / "report.html").exists()
-    assert "could not run the catalogue" in capsys.readouterr().err
+    assert "could not run the witnesses" in capsys.readouterr().err
 
 
-def test_cli_writes_a_report_from_a_selection(tmp_path):
-    """The real pipeline on a small selection, in a fresh interpreter (the catalogue is a
-    pytest run of its own): exit 0, and a row per catalogue statement."""
-    script = ("import argparse, sys; from numerics import report; p = argparse.ArgumentParser(); "
-              "report.add_subcommand(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
+def test_cli_writes_a_report_from_a_selection(tmp_path, monkeypatch, capsys):
+    """The real pipeline on a small selection (one process: the witnesses run in-process, the
+    LaTeX export, tested in test_latex_export.py, is recorded rather than run): exit 0, a row
+    per statement, one real figure, the LaTeX asked for beside the report."""
+    if "masking" not in registry.packs():
+        pytest.skip("the selection below is the masking pack's")
+    import theory.core.latex
+
+    exported = []
+    monkeypatch.setattr(checkrun, "default_workers", lambda: 1)
+    monkeypatch.setattr(theory.core.latex, "export_all", lambda papers, out: exported.append((papers, out)) or [])
     out = tmp_path / "rep"
-    proc = subprocess.run([sys.executable, "-c", script, "report", "--out", str(out), "-k", "lemma_d22",
-                           "--fuzz-examples", "0", "--figures", "fig1a", "--points", "21", "--no-progress"],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert cli.main(["report", "--paper", "masking", "--out", str(out), "-k", "lemma_d22", "--fuzz-examples", "0",
+                     "--figures", "fig1a", "--no-progress"]) == 0
     data = json.loads((out / "report.json").read_text())
-    assert [r["id"] for r in data["statements"]] == list(CATALOGUE)
-    assert data["summary"]["witness_tests"] >= 1 and data["fuzz"] == []
-    assert [f["name"] for f in data["figures"]] == ["fig1a"]
-    assert data["generated"]["command"].startswith("maskverify report --out ")
-    assert re.search(r"wrote .*report\.html", proc.stdout)
-
-
-@pytest.mark.parametrize("kw", [{"samples": 1}, {"points": 1}, {"fuzz_examples": 0}, {"seed": -1}])
-def test_bad_sizes_raise_value_error(kw):
-    with pytest.raises(ValueError, match=next(iter(kw))):
-        report.Sizes(**kw)
+    pack = registry.get("masking")
+    assert [p["id"] for p in data["papers"]] == ["masking"]
+    assert [r["id"] for r in data["papers"][0]["statements"]] == qualified_ids(pack)
+    assert data["summary"]["witness_tests"] >= 1 and data["papers"][0]["fuzz"] == []
+    assert [(f["name"], f["status"]) for f in data["papers"][0]["figures"]] == [("masking:fig1a", "ok")]
+    assert data["papers"][0]["figures"][0]["files"][0] == "figures/masking/fig1a.png"
+    assert data["generated"]["command"].startswith("maskverify report --paper masking --out ")
+    assert re.search(r"wrote .*report\.html", capsys.readouterr().out)
+    assert exported == [([pack.paper], out / "latex")]

@@ -1,6 +1,6 @@
 """report.html in a real browser: headless Chromium renders it, every embedded figure loads
-(naturalWidth > 0), nothing violates its Content-Security-Policy, and the statement table
-has one row per catalogue statement.
+(naturalWidth > 0), nothing violates its Content-Security-Policy, and the statement tables
+have one row per statement of every registered pack.
 
 Needs the Debian packages ``chromium`` and ``chromium-driver``.  Without /usr/bin/chromium the
 test is skipped, unless the environment variable CI is set: then it fails (CI installs it).
@@ -9,6 +9,7 @@ a small script is injected; the script writes what it measured into the DOM.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -19,7 +20,8 @@ import pytest
 
 from numerics.app import report
 from numerics.app.checkrun import WitnessResult
-from theory.masking.catalogue import CATALOGUE
+from numerics.core import errata, registry
+from theory.core.io import atomic_write
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,7 +40,7 @@ window.addEventListener('load', () => {
     height: document.body.scrollHeight,
     images: imgs.length,
     broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.alt),
-    rows: Array.from(document.querySelectorAll('#statement-table tbody tr')).map(r => r.dataset.statement),
+    rows: Array.from(document.querySelectorAll('table.statements tbody tr')).map(r => r.dataset.statement),
     errata: document.querySelectorAll('article.erratum').length,
     unavailable: Array.from(document.querySelectorAll('.unavailable')).map(d => d.textContent),
     violations: window.__violations,
@@ -61,25 +63,38 @@ def chromium():
                 "with CI set this is a failure")
 
 
-def _nothing(out_dir, quick):
-    raise report.ProducerUnavailable("nothing to draw here")
+def _tiny(out_dir, quick, progress, seed=0):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(2, 1.5))
+    fig.subplots().plot([0, 1], [0, 1])
+    return [atomic_write(out_dir / "tiny.png", lambda tmp: fig.savefig(tmp, format="png", dpi=60))]
+
+
+def _nothing(out_dir, quick, progress, seed=0):
+    raise report.FigureUnavailable("nothing to draw here")
 
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
-    """A report with a row per catalogue statement, the real errata, a real Fig. 1(a), the
-    fuzzing plot of a real (short) cor.5.4 campaign, and a Fig. 3(a) with nothing to draw."""
+    """A report of every registered pack with a row per statement, their real errata, the
+    fuzzing plot of a real (short) campaign of the first pack that has one, a planted figure,
+    and a figure with nothing to draw."""
     out = tmp_path_factory.mktemp("browser")
-    results = [WitnessResult(f"verify/t.py::t[{sid}]", sid, "fast", "passed", 0.01, error=1e-16, digits=15.5)
-               for sid in CATALOGUE]
-    results.append(WitnessResult("verify/t.py::finding", "thm.4.2", "property", "xfail", 0.1, ratio=3.4))
-    runs = report.run_campaigns(report.Sizes(fuzz_examples=20), ids=["cor.5.4"], progress=False)
-    producers = [p for p in report.figure_producers(report.Sizes(points=41), runs, progress=False)
-                 if p.name in ("fig1a", "fuzz")]
-    producers.append(report.FigureProducer("fig3a", "Fig. 3(a)", _nothing))
-    figures = report.draw_figures(producers, out, progress=False)
-    errata = report.parse_errata(report.ERRATA.read_text(), CATALOGUE)
-    payload = report.assemble(0, results, runs=runs, figures=figures, errata=errata,
+    packs = registry.select(None)
+    results = [WitnessResult(f"verify/{p.id}/t.py::t[{st.id}]", p.paper.qualify(st.id), "fast", "passed", 0.01,
+                             error=1e-16, digits=15.5) for p in packs for st in p.paper.statements]
+    fuzzed = next(p for p in packs if p.campaigns)
+    results.append(WitnessResult("verify/t.py::finding", fuzzed.paper.qualify(fuzzed.campaigns[0].statement_id),
+                                 "property", "xfail", 0.1, ratio=3.4))
+    runs = report.run_campaigns([dataclasses.replace(fuzzed, campaigns=fuzzed.campaigns[-1:])], examples=20,
+                                progress=False)
+    figures = [f for f in report.figures_of(fuzzed, runs) if f.name == report.FUZZ_FIGURE]
+    figures += [report.ReportFigure(fuzzed.id, "tiny", "a planted figure", _tiny),
+                report.ReportFigure(fuzzed.id, "fig3a", "Fig. 3(a)", _nothing)]
+    drawn = report.draw_figures(figures, out, progress=False)
+    payload = report.assemble(packs, 0, results, runs=runs, figures=drawn,
+                              errata={p.id: errata.load(p) for p in packs},
                               meta={"command": "test", "tier": "default", "timestamp": "2026-01-01T00:00:00+00:00"})
     report.write(payload, out)
     return out, payload
@@ -108,10 +123,10 @@ def test_report_renders_with_every_figure_and_row(chromium, report_dir):
     probe = json.loads(m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
                        .replace("&amp;", "&"))
     assert probe["title"] == "maskverify report" and probe["height"] > 2000
-    assert probe["images"] == 2  # Fig. 1(a) and the fuzzing plot; Fig. 3(a) states its absence
+    assert probe["images"] == 2  # the fuzzing plot and the planted figure; Fig. 3(a) states its absence
     assert probe["broken"] == []
-    assert probe["rows"] == list(CATALOGUE)
-    assert probe["errata"] == len(payload["errata"])
+    assert probe["rows"] == [r["id"] for p in payload["papers"] for r in p["statements"]]
+    assert probe["errata"] == sum(len(p["errata"]) for p in payload["papers"])
     assert len(probe["unavailable"]) == 1 and "nothing to draw here" in probe["unavailable"][0]
     assert probe["violations"] == []
 

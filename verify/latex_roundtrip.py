@@ -1,7 +1,15 @@
-"""The LaTeX round trip: read each formula from an exported fragment's text, parse it with
-SymPy's LaTeX parser and prove it equal to the catalogue's expression.  Used by
-``verify/test_latex.py`` (the LaTeX witness of each statement) and by
-``tests/test_latex_export.py`` (the exporter's own tests)."""
+"""The LaTeX round trip of any pack: read each formula from an exported fragment's text, parse
+it with SymPy's LaTeX parser and prove it equal to the expression it was printed from.  Used by
+each pack's LaTeX witness (``verify/<pack>/test_latex.py``) and by the exporter's own tests
+(``tests/test_latex_export.py``); every helper takes the pack's ``theory.core.pack.Paper``.
+
+The formulas of a fragment (:func:`formulas_in_fragment`, :func:`paper_formulas`) are keyed
+
+- ``(part, side)``: the relation of part ``part`` (``side`` is ``"lhs"`` or ``"rhs"``);
+- ``(("where", k), side)``: the k-th definition of an auxiliary symbol;
+- ``(("step", part, k), side)``: the two sides of the k-th step SymPy checked for part ``part``
+  (only the steps the fragment typesets: ``theory.core.latex.step_display``).
+"""
 from __future__ import annotations
 
 import functools
@@ -12,28 +20,41 @@ from sympy.core.function import AppliedUndef
 from sympy.matrices.expressions.matexpr import MatrixExpr
 from sympy.parsing.latex import parse_latex
 
-from theory.masking.catalogue import CATALOGUE
-from theory.core.functions import Phi, Phi2, varphi
-from theory.core.latex import CONTINUE, latex_expr
+from theory.core.latex import CONTINUE, RELATION_BREAK, latex_expr, step_display
+from theory.core.pack import Paper
 from theory.core.statement import Expectation, Indicator
 
-IDS = list(CATALOGUE)
+def subscripted_derivative(node) -> bool:
+    """A derivative with respect to a subscripted variable (``\\partial x_{1}``, ``d \\rho_{ij}``)."""
+    return isinstance(node, sp.Derivative) and any("_" in latex_expr(v) for v in node.variables)
 
-#: construct -> why SymPy's LaTeX parser cannot read it back
+
+#: construct (a class, or a test of one node) -> why SymPy's LaTeX parser cannot read it back
 UNPARSEABLE = {
     Expectation: "an unevaluated expectation E_{law}[...]: the parser has no expectation operator and the law "
                  "is free LaTeX (mis-parsed as products of letters)",
     Indicator: "the indicator \\mathbb{I}\\{...\\}: the parser has no indicator, nor conditions separated by commas",
+    sp.MatrixBase: "an explicit matrix: the parser reads no matrix environment",
     MatrixExpr: "a matrix expression: the parser's products commute and it reads ^{T} as a power",
+    sp.Tuple: "a tuple (a, b) as a side: the parser reads no tuples",
+    sp.erfc: "erfc, printed \\operatorname{erfc}: the parser reads the letters as a product",
+    sp.erf: "erf, printed \\operatorname{erf}: the parser reads the letters as a product",
+    subscripted_derivative: "a derivative with respect to a subscripted variable: the parser reads "
+                            "\\partial x_{1} as a product and rejects d x_{1}",
 }
 #: commands a fragment may use: LaTeX, amsmath and amssymb, nothing defined by us
 ALLOWED_COMMANDS = set(r"""
 \allowbreak \textbar \item \textgreater \right \left \texttt \textit \textbf \frac \textless \end \begin
 \textbackslash \tag \label \nonumber \quad \noindent \paragraph \mathbf \mathbb \mathcal \mathrm \text \sqrt \max
-\min \lim \log \arccos \sum \Pr \hat \tilde \top \odot \nabla \langle \rangle \le \ge \leq \geq \sim \to \infty
-\in \mid \pm \cdot \dots \big \Big \Phi \Omega \mu \kappa \rho \varphi \phi \psi \sigma \lambda \delta
-\varepsilon \pi \tau \eta \gamma
+\min \lim \log \arccos \arcsin \sum \prod \int \limits \partial \operatorname \Pr \hat \tilde \top \odot \nabla
+\langle \rangle \le \ge \leq \geq \sim \to \infty \in \mid \pm \cdot \dots \big \Big \Phi \Omega \mu \kappa
+\rho \varphi \phi \psi \sigma \lambda \delta \varepsilon \pi \tau \eta \gamma \alpha \theta
 """.split())
+
+
+def ids(paper: Paper) -> list[str]:
+    """The pack's statement ids, in paper order."""
+    return [st.id for st in paper.statements]
 
 
 # ---------------------------------------------------------------------------- reading fragments
@@ -47,52 +68,87 @@ def balanced(tex: str) -> bool:
 
 
 def unbreak(tex: str) -> str:
-    """Join the continuation lines of a display (pure layout) back into one line."""
-    return tex.replace(r"\right." + CONTINUE + r"\left.", "").replace(CONTINUE, " ")
+    """Join the continuation lines of a display (pure layout) back into one line: a sum's
+    parentheses reopened across a break, each :data:`CONTINUE`, each :data:`RELATION_BREAK`."""
+    return (tex.replace(r"\right." + CONTINUE + r"\left.", "").replace(CONTINUE, " ")
+            .replace(RELATION_BREAK, " &"))
 
 
 _RELATION = re.compile(r"^  (?P<lhs>.+?) &(?P<rel>=|\\le|\\ge|\\sim) (?P<rhs>.+?) "
                        r"\\label\{(?P<key>[^}]*)\}\\tag\{.*\}(?: \\\\)?$", re.M)
+_WHERE = re.compile(r"^where\n\\begin\{align\*\}\n(.*?)\n\\end\{align\*\}", re.S | re.M)
+_CHECKED = re.compile(r"^\\noindent\\textit\{Checked by SymPy, part\} \\texttt\{(?P<part>[^}]*)\}.*?\n"
+                      r"\\begin\{enumerate\}\n(?P<items>.*?)\n\\end\{enumerate\}", re.S | re.M)
+_STEP = re.compile(r"\\begin\{align\*\}\n  &?(?P<lhs>.+?) &(?P<rel>=|\\le|\\ge|<|>) (?P<rhs>.+)\n\\end\{align\*\}")
 
 
 def formulas_in_fragment(text: str) -> dict:
-    """{(part, side) or (("where", k), side): LaTeX} read from a fragment's text."""
+    """{key: LaTeX} of every formula read from a fragment's text (keys as in the module's docstring)."""
     text = unbreak(text)
     out = {}
     for m in _RELATION.finditer(text):
-        part = m["key"].split(":", 1)[1]
+        part = m["key"].rsplit(":", 1)[1]
         out[(part, "lhs")], out[(part, "rhs")] = m["lhs"], m["rhs"]
-    where = re.search(r"\\begin\{align\*\}\n(.*?)\n\\end\{align\*\}", text, re.S)
+    where = _WHERE.search(text)
     if where:
         for k, line in enumerate(where[1].split(" \\\\\n")):
             lhs, rhs = line.strip().split(" &= ", 1)
             out[(("where", k), "lhs")], out[(("where", k), "rhs")] = lhs, rhs
+    for block in _CHECKED.finditer(text):
+        part = block["part"].replace(r"\_", "_")
+        for k, item in enumerate(re.split(r"^  \\item ", block["items"], flags=re.M)[1:]):
+            step = _STEP.search(item)
+            if step:
+                out[(("step", part, k), "lhs")], out[(("step", part, k), "rhs")] = step["lhs"], step["rhs"]
     return out
 
 
-def catalogue_formulas(sid: str) -> dict:
-    """{key: catalogue expression}, keyed as :func:`formulas_in_fragment`."""
-    st = CATALOGUE[sid]
+def paper_formulas(paper: Paper, sid: str) -> dict:
+    """{key: the expression printed}, keyed as :func:`formulas_in_fragment`: the statement's
+    relations and definitions, and the sides of each checked step the fragment typesets."""
+    st = paper.statement(sid)
     out = {}
     for eq in st.equations:
         out[(eq.label, "lhs")], out[(eq.label, "rhs")] = sp.sympify(eq.lhs), sp.sympify(eq.rhs)
     for k, (sym, val) in enumerate(st.where):
         out[(("where", k), "lhs")], out[(("where", k), "rhs")] = sp.sympify(sym), sp.sympify(val)
+    for d, _ in paper.checked_derivations():
+        if d.statement_id != st.id:
+            continue
+        for k, step in enumerate(d.steps):
+            if step_display(step) is not None:
+                out[(("step", d.part, k), "lhs")] = sp.sympify(step.lhs)
+                out[(("step", d.part, k), "rhs")] = sp.sympify(step.rhs)
     return out
 
 
 def unparseable_construct(expr):
-    """The first construct of :data:`UNPARSEABLE` that ``expr`` contains, or None."""
+    """The first construct of :data:`UNPARSEABLE` that ``expr`` contains, or None (a tuple
+    only as the whole side: the limits of sums and integrals are tuples too)."""
+    if isinstance(expr, sp.Tuple):
+        return sp.Tuple
     for node in sp.preorder_traversal(expr):
-        for cls in UNPARSEABLE:
-            if isinstance(node, cls):
-                return cls
+        for construct in UNPARSEABLE:
+            if construct is sp.Tuple:
+                continue
+            if construct(node) if not isinstance(construct, type) else isinstance(node, construct):
+                return construct
     return None
+
+
+def key_name(sid: str, key) -> str:
+    """A formula's key as text: ``lemma.D.22:union:rhs``, ``...:where0:lhs``, ``...:union.step3:lhs``."""
+    what, side = key
+    if isinstance(what, str):
+        return f"{sid}:{what}:{side}"
+    if what[0] == "where":
+        return f"{sid}:where{what[1]}:{side}"
+    return f"{sid}:{what[1]}.step{what[2]}:{side}"
 
 
 # ---------------------------------------------------------------------------- parsing back
 def _applied_functions(expr):
-    return {f for f in sp.preorder_traversal(expr) if isinstance(f, (AppliedUndef, Phi, varphi, Phi2, sp.Max))}
+    return {f for f in sp.preorder_traversal(expr) if isinstance(f, (sp.Function, sp.Max))}
 
 
 @functools.lru_cache(maxsize=None)
@@ -105,7 +161,10 @@ def _parse_atom(tex: str):
 
 
 def parse_back(tex: str, original):
-    """``tex`` parsed by SymPy's LaTeX parser, its names mapped to ``original``'s atoms."""
+    """``tex`` parsed by SymPy's LaTeX parser, its names mapped to ``original``'s atoms: a
+    symbol by parsing its own LaTeX (or, where that is no plain symbol, by a placeholder token
+    substituted before parsing), a function application ``f(x)`` the parser reads as an
+    undefined function by parsing ``f``'s LaTeX applied to dummies."""
     names, placeholders = {}, {}
     directions = {sp.Symbol(d) for d in ("+", "-", "+-")}  # a Limit's direction is stored as a Symbol
     atoms = (set(original.atoms(sp.Symbol, sp.Indexed)) - directions) | {sp.pi, sp.E}
@@ -136,8 +195,12 @@ def parse_back(tex: str, original):
 
 def round_trip(tex: str, original) -> str:
     """How ``tex`` was proved equal to ``original``: "expand" or "simplify" reduced the
-    difference to 0; raises AssertionError if neither did."""
+    difference to 0 (unevaluated integrals, limits, products and derivatives compared as
+    printed, not evaluated); raises AssertionError if neither did, or if the parsed formula
+    has a symbol the original lacks (mis-read letters that happen to cancel prove nothing)."""
     parsed = parse_back(tex, original)
+    stray = parsed.free_symbols - original.free_symbols
+    assert not stray, f"{tex!r} parses to {parsed}, with symbols {sorted(map(str, stray))} not in {original}"
     difference = parsed - original
     if sp.expand(difference) == 0:
         return "expand"
@@ -145,16 +208,16 @@ def round_trip(tex: str, original) -> str:
     return "simplify"
 
 
-def round_trip_cases() -> tuple[list, list]:
-    """(sid, key) of every formula that round-trips, and (sid, key, name, reason) of every
-    formula containing an UNPARSEABLE construct."""
+@functools.lru_cache(maxsize=None)
+def round_trip_cases(paper: Paper) -> tuple[tuple, tuple]:
+    """``(sid, key)`` of every formula of the pack that should round-trip, and
+    ``(sid, key, name, reason)`` of every formula containing an UNPARSEABLE construct."""
     ok, failing = [], []
-    for sid in IDS:
-        for key, expr in catalogue_formulas(sid).items():
+    for sid in ids(paper):
+        for key, expr in paper_formulas(paper, sid).items():
             construct = unparseable_construct(expr)
             if construct is None:
                 ok.append((sid, key))
             else:
-                name = f"{sid}:{key[0] if isinstance(key[0], str) else 'where%d' % key[0][1]}:{key[1]}"
-                failing.append((sid, key, name, UNPARSEABLE[construct]))
-    return ok, failing
+                failing.append((sid, key, key_name(sid, key), UNPARSEABLE[construct]))
+    return tuple(ok), tuple(failing)

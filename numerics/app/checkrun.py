@@ -79,7 +79,6 @@ class _Collector:
         self.pack_of = pack_of
         self.bar = None
         self.collected = 0
-        self.errors: list[str] = []
 
     def _open_bar(self, total):
         if self.progress and self.bar is None:
@@ -98,8 +97,11 @@ class _Collector:
             self._open_bar(self.collected)
 
     def pytest_collectreport(self, report):
+        """A file that does not even import is a failure of every witness in it: shown, not lost."""
         if report.failed:
-            self.errors.append(f"{report.nodeid}: collection failed")
+            msg = str(report.longrepr).strip().splitlines()[-1][:300] if report.longrepr else "collection failed"
+            self.results.append(WitnessResult(report.nodeid or "(collection)", "(unmarked)", "other", "error", 0.0,
+                                              message=f"collection failed: {msg}"))
 
     def pytest_runtest_logreport(self, report):
         done = report.when == "call" or (report.when == "setup" and not report.passed)
@@ -170,7 +172,7 @@ def run(packs=None, deep: bool = False, select: str | None = None, progress: boo
         os.environ.setdefault("MASKVERIFY_PROFILE", "deep")
     workers = default_workers() if workers is None else workers
     args = [*map(str, dirs.values()), "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:terminal",
-            "-o", "addopts=", "--strict-markers",
+            "-o", "addopts=", "--strict-markers", "--continue-on-collection-errors",
             "-m", "not gpu" if deep else "not slow and not gpu"]
     if workers > 1:
         args += ["-n", str(workers)]

@@ -59,7 +59,7 @@ def _check(args) -> int:
     if code == 5 or (code == 0 and not results):
         raise UsageError(f"no witness test matches{' -k ' + repr(args.k) if args.k else ''} in "
                          + ", ".join(p.id for p in chosen))
-    if code in (2, 3, 4):  # interrupted, internal error, usage error: no table to show
+    if code in (3, 4) or (code == 2 and not results):  # internal or usage error, interrupted: no table
         print(f"maskverify check: pytest could not run the catalogue (exit code {code})", file=sys.stderr)
         return 2
     rows = checkrun.table(results, chosen)

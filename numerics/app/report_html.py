@@ -4,17 +4,28 @@ One file, readable offline and from an e-mail attachment: the figures are embedd
 data URIs (PNG, SVG), the CSS is inline, there is no script and no web font, and a
 Content-Security-Policy meta tag (``default-src 'none'``) stops the browser from fetching
 anything else, so a reference to an outside resource would show as a broken figure rather
-than quietly load.  The errata's inline TeX (``$...$``) is rendered as Unicode and HTML
-sub/superscripts by ``tex_to_html``, a small converter for the notation the errata use.
+than quietly load.
+
+The Markdown parts (errata entries, figure captions) are rendered by markdown-it-py
+(CommonMark with tables, raw HTML escaped).  Their inline TeX (``$...$``) becomes a math token
+by a small markdown-it inline rule, so that Markdown never reads ``_`` or ``\\`` inside a
+formula, and is rendered as Unicode and HTML sub/superscripts by ``tex_to_html``: a converter
+written here for the notation the errata use, because no maintained TeX-to-HTML library is a
+dependency of the suite (latex2mathml with mdit-py-plugins' dollarmath would be the
+candidates) and the page must not load KaTeX or MathJax.
 """
 from __future__ import annotations
 
 import base64
 import html
 import re
+from functools import lru_cache
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from .checkrun import WITNESSES
+from .report import STATEMENTS_NOTE
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -29,7 +40,7 @@ _GREEK = dict(alpha="α", beta="β", gamma="γ", delta="δ", epsilon="ϵ", varep
 _SYMBOLS = {**{k.rstrip("_"): v for k, v in _GREEK.items()},
             "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "approx": "≈", "sim": "∼",
             "to": "→", "rightarrow": "→", "Rightarrow": "⇒", "mapsto": "↦", "infty": "∞", "times": "×",
-            "cdot": "·", "odot": "⊙", "top": "<sup>⊤</sup>", "parallel": "∥", "in": "∈", "sum": "∑",
+            "cdot": "·", "odot": "⊙", "top": "⊤", "parallel": "∥", "in": "∈", "sum": "∑",
             "prod": "∏", "pm": "±", "partial": "∂", "nabla": "∇", "ldots": "…", "dots": "…", "cdots": "⋯",
             "langle": "⟨", "rangle": "⟩", "forall": "∀", "exists": "∃", "propto": "∝", "equiv": "≡",
             "cup": "∪", "cap": "∩", "subset": "⊂", "setminus": "∖", "ell": "ℓ", "mid": "|", "lvert": "|",
@@ -122,60 +133,47 @@ def tex_to_html(tex: str) -> str:
     return _Tex(tex).seq()
 
 
-_INLINE = re.compile(r"(\$[^$\n]+\$|`[^`\n]+`|\*\*[^*\n]+?\*\*|(?<![\w*])\*[^*\s][^*\n]*?\*(?![\w*]))")
+# ---------------------------------------------------------------------------------------
+# Markdown (markdown-it-py) with inline TeX
+# ---------------------------------------------------------------------------------------
+
+def _math_inline(state, silent: bool) -> bool:
+    """markdown-it inline rule: ``$...$`` (non-empty, possibly across a line break) is one
+    ``math_inline`` token; an unpaired ``$`` stays text."""
+    if state.src[state.pos] != "$":
+        return False
+    end = state.src.find("$", state.pos + 1)
+    if end < 0 or end == state.pos + 1:
+        return False
+    if not silent:
+        token = state.push("math_inline", "span", 0)
+        token.content = state.src[state.pos + 1:end].replace("\n", " ")
+    state.pos = end + 1
+    return True
 
 
-def inline(text: str) -> str:
-    """Markdown inline text as HTML: ``$math$``, ```code```, ``**bold**``, ``*emphasis*``; the
-    rest escaped."""
-    out = []
-    for part in _INLINE.split(text):
-        if not part:
-            continue
-        if part.startswith("$") and part.endswith("$") and len(part) > 2:
-            out.append(f'<span class="math">{tex_to_html(part[1:-1])}</span>')
-        elif part.startswith("`") and part.endswith("`") and len(part) > 2:
-            out.append(f"<code>{html.escape(part[1:-1])}</code>")
-        elif part.startswith("**") and part.endswith("**") and len(part) > 4:
-            out.append(f"<strong>{inline(part[2:-2])}</strong>")
-        elif part.startswith("*") and part.endswith("*") and len(part) > 2:
-            out.append(f"<em>{inline(part[1:-1])}</em>")
-        else:
-            out.append(html.escape(part))
-    return "".join(out)
+def _render_math(self, tokens, idx, options, env) -> str:
+    return f'<span class="math">{tex_to_html(tokens[idx].content)}</span>'
 
 
-def blocks(text: str) -> str:
-    """A Markdown text of paragraphs and pipe tables (as the errata hold) as HTML."""
-    out, para, table = [], [], []
+@lru_cache(maxsize=1)
+def markdown() -> MarkdownIt:
+    """The Markdown renderer: CommonMark with tables, raw HTML escaped (``html=False``), and
+    ``$...$`` rendered by ``tex_to_html``."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    md.inline.ruler.before("escape", "math_inline", _math_inline)
+    md.add_render_rule("math_inline", _render_math)
+    return md
 
-    def flush():
-        if para:
-            out.append(f"<p>{inline(' '.join(para))}</p>")
-            para.clear()
-        if table:
-            rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table
-                    if not re.fullmatch(r"\|?[\s|:-]+\|?", line.strip())]
-            if rows:
-                head = "".join(f"<th>{inline(c)}</th>" for c in rows[0])
-                body = "".join("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-                out.append(f'<table class="inner"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
-            table.clear()
 
-    for line in text.split("\n"):
-        s = line.strip()
-        if s.startswith("|"):
-            if para:
-                flush()
-            table.append(s)
-        elif not s:
-            flush()
-        else:
-            if table:
-                flush()
-            para.append(s)
-    flush()
-    return "".join(out)
+def md_block(text: str) -> str:
+    """Markdown text (paragraphs, lists, tables, code) as HTML."""
+    return markdown().render(text)
+
+
+def md_inline(text: str) -> str:
+    """One line of Markdown as inline HTML (no enclosing paragraph)."""
+    return markdown().renderInline(text)
 
 
 # ---------------------------------------------------------------------------------------
@@ -202,8 +200,8 @@ th, td { border: 1px solid var(--line); padding: .25rem .45rem; vertical-align: 
 thead th { background: var(--bg2); }
 .wide { overflow-x: auto; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-#statement-table { font-size: 12px; } #statement-table th, #statement-table td { padding: .2rem .3rem; }
-#statement-table td.wrap { min-width: 8em; }
+table.statements { font-size: 12px; } table.statements th, table.statements td { padding: .2rem .3rem; }
+table.statements td.wrap { min-width: 8em; }
 td.id code { font-weight: 600; } td .title { color: var(--muted); font-size: 11.5px; white-space: normal; }
 .c-ok { background: #dafbe1; } .c-find { background: #fff8c5; } .c-fail { background: #ffebe9; font-weight: 700; }
 .c-none { color: #8c959f; text-align: center; }
@@ -217,9 +215,10 @@ pre { background: var(--bg2); padding: .6rem .8rem; border-radius: 6px; overflow
 article.erratum { border: 1px solid var(--line); border-left: 4px solid var(--find); border-radius: 6px;
                   padding: .2rem 1rem .6rem; margin: 1rem 0; }
 article.erratum h3 { margin-top: .8rem; }
-dl.fields dt { font-weight: 700; margin-top: .6rem; } dl.fields dd { margin: 0 0 0 1.2rem; }
-dl.fields dd p { margin: .2rem 0; }
-table.inner { margin: .4rem 0; }
+article.erratum li { margin: .35rem 0; } article.erratum li p { margin: .2rem 0; }
+article.erratum table { margin: .4rem 0; }
+section.paper { margin-top: 3rem; } section.paper > h2 { font-size: 1.5rem; }
+.authors { color: var(--muted); margin-top: -.4rem; }
 figure { margin: 1.2rem 0 2rem; border: 1px solid var(--line); border-radius: 6px; padding: .8rem; }
 figure img { max-width: min(100%, 820px); height: auto; display: block; margin: 0 auto; }
 figure .pair { display: flex; flex-wrap: wrap; gap: .8rem; justify-content: center; }
@@ -253,8 +252,8 @@ def _cell_class(cell: str) -> str:
     return "c-none"
 
 
-def _summary(p: dict) -> str:
-    s = p["summary"]
+def _cards(s: dict, anchor: str, tier: str | None) -> str:
+    """A summary (``report.summary``) as a verdict and cards."""
     by, figs = s["statements_by_status"], s["figures"]
     good = s["failed"] == 0 and s["witness_tests"] > 0
     cards = [
@@ -264,15 +263,14 @@ def _summary(p: dict) -> str:
                                               f"{s['findings']} findings · {s['skipped']} skipped"),
         ("fuzz campaigns", s["fuzz_campaigns"], f"{s['fuzz_counterexamples']} counterexamples · "
                                                 f"{s['fuzz_errors']} errors"),
-        ("errata", s["errata"], "findings in notes/errata.md"),
+        ("errata", s["errata"], "recorded findings"),
         ("figures", figs["ok"], f"drawn · {figs['unavailable']} not available · {figs['failed']} failed"),
     ]
     body = "".join(f'<div class="card"><b>{_e(v)}</b>{_e(k)}<br><span class="muted">{_e(t)}</span></div>'
                    for k, v, t in cards)
-    return (f'<section id="summary"><h2>Summary</h2><div class="verdict {"good" if good else "bad"}">'
+    return (f'<div id="{_e(anchor)}"><div class="verdict {"good" if good else "bad"}">'
             f'{_e(s["verdict"][0].upper() + s["verdict"][1:])}.</div><div class="cards">{body}</div>'
-            f'<p class="muted">pytest exit code {_e(s["pytest_exit_code"])}; '
-            f'{_e(p["generated"].get("tier", "?"))} tier.</p></section>')
+            f'<p class="muted">pytest exit code {_e(s["pytest_exit_code"])}; {_e(tier or "?")} tier.</p></div>')
 
 
 def _ratio(r) -> str:
@@ -281,38 +279,30 @@ def _ratio(r) -> str:
     return f'<td class="num" title="{_e(r["test"])}: {_e(r["detail"] or "")}">{_num(r["value"], ".3g")}</td>'
 
 
-def _statements(p: dict) -> str:
-    head = ["statement", "paper reference", "kind", "status", *WITNESSES, "worst rel. err", "digits",
+def _statement_table(rows: list[dict], table_id: str) -> str:
+    head = ["statement", "paper reference", "provenance", "kind", "status", *WITNESSES, "worst rel. err", "digits",
             "tightest ratio", "finding ratio", "fuzz worst ratio", "errata"]
-    rows = []
-    for r in p["statements"]:
+    out = []
+    for r in rows:
         cells = "".join(f'<td class="{_cell_class(r["witnesses"][w]["cell"])}">{_e(r["witnesses"][w]["cell"])}</td>'
                         for w in WITNESSES)
-        fuzz = "<br>".join(f'<span title="campaign {_e(f["campaign"])}">{_e(f["campaign"][len(r["id"]):])} '
+        fuzz = "<br>".join(f'<span title="campaign {_e(f["campaign"])}">{_e(f["campaign"].split(":", 1)[-1])} '
                            f'{_num(f["worst_ratio"], ".3g")}</span>'
                            + (' <span class="st fails">error</span>' if f["error"] else
                               ' <span class="st fails">fails</span>' if f["failed"] else "")
                            for f in r["fuzz"]) or "-"
-        errata = ", ".join(f'<a href="#{_e(e)}">{_e(e)}</a>' for e in r["errata"]) or "-"
+        errata = ", ".join(f'<a href="#{_e(e)}">{_e(e.split(":", 1)[-1])}</a>' for e in r["errata"]) or "-"
         status = r["status"]
-        rows.append(
+        out.append(
             f'<tr data-statement="{_e(r["id"])}"><td class="id"><code>{_e(r["id"])}</code>'
             f'<div class="title">{_e(r["title"] or "")}</div></td><td class="wrap">{_e(r["ref"])}</td>'
-            f'<td class="wrap">{_e(r["kind"] or "-")}</td>'
+            f'<td class="wrap">{_e(r["provenance"])}</td><td class="wrap">{_e(r["kind"] or "-")}</td>'
             f'<td class="st {status.replace(" ", "")}">{_e(status)}</td>{cells}'
             f'<td class="num">{_num(r["worst_rel_err"], ".1e")}</td><td class="num">{_num(r["digits"], ".1f")}</td>'
             f'{_ratio(r["tightest_ratio"])}{_ratio(r["finding_ratio"])}<td>{fuzz}</td><td>{errata}</td></tr>')
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
-    return (
-        '<section id="statements"><h2>Statements</h2>'
-        '<p>One row per statement of the catalogue. A witness cell reads <em>ok N</em> (N tests passed), '
-        '<em>FAIL k/N</em>, <em>finding N</em> (an expected failure recorded in the errata: the paper is wrong '
-        'there) or <em>-</em> (no such witness). <em>Tightest ratio</em>: the largest ratio a passing test '
-        'recorded (for a bound lhs/rhs; for a Monte Carlo |z| over its bound; hover for the test); '
-        '<em>finding ratio</em>: the same over recorded findings; <em>fuzz</em>: the worst ratio of the '
-        'statement\'s campaigns (hover for the campaign).</p>'
-        f'<div class="wide"><table id="statement-table"><thead><tr>{th}</tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></div></section>')
+    return (f'<div class="wide"><table class="statements" id="{_e(table_id)}"><thead><tr>{th}</tr></thead>'
+            f'<tbody>{"".join(out)}</tbody></table></div>')
 
 
 def _failures(p: dict) -> str:
@@ -326,7 +316,7 @@ def _failures(p: dict) -> str:
 
 def _fuzz(p: dict) -> str:
     if not p["fuzz"]:
-        return '<section id="fuzz"><h2>Fuzz campaigns</h2><p>No campaign was run.</p></section>'
+        return "<h3>Fuzz campaigns</h3><p>No campaign was run.</p>"
     rows = []
     for c in p["fuzz"]:
         cls = {"counterexample": "fails", "error": "fails", "no counterexample": "holds"}.get(c["outcome"], "notrun")
@@ -342,41 +332,16 @@ def _fuzz(p: dict) -> str:
                     f'<td class="num">{_e(c["examples_tried"])}</td><td class="num">{_e(c["valid_examples"])}</td>'
                     f'<td class="num">{_num(c["worst_ratio"], ".4g")}</td><td class="num">{_num(c["threshold"], "g")}</td>'
                     f'<td class="st {cls}">{_e(c["outcome"])}</td></tr>')
-    return ('<section id="fuzz"><h2>Fuzz campaigns</h2><p>Hypothesis campaigns of <code>maskverify fuzz</code>, '
+    return ('<h3>Fuzz campaigns</h3><p>Hypothesis campaigns of <code>maskverify fuzz</code>, '
             f'seeded ({_e(p["fuzz"][0]["seed"])}): reproducible, no example database.</p>'
             '<table><thead><tr><th>campaign</th><th>statement</th><th>tried</th><th>judged</th><th>worst ratio</th>'
-            f'<th>threshold</th><th>outcome</th></tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
+            f'<th>threshold</th><th>outcome</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
 def _errata(p: dict) -> str:
-    arts = []
-    for e in p["errata"]:
-        fields = []
-        for label, key in (("Statement (paper)", "statement"), ("What is wrong", "wrong"),
-                           ("Counterexample", "counterexample")):
-            if e[key]:
-                fields.append(f"<dt>{label}</dt><dd>{blocks(e[key])}</dd>")
-        if e["statements"]:
-            fields.append("<dt>Catalogue statements</dt><dd>" + ", ".join(
-                f"<code>{_e(s)}</code>" for s in e["statements"]) + "</dd>")
-        if e["reproducers"]:
-            fields.append("<dt>Reproduce</dt><dd>" + "".join(
-                f'<pre class="repro" data-kind="{_e(r["kind"])}">{"$ " if r["kind"] == "shell" else "&gt;&gt;&gt; "}'
-                f'{_e(r["command"])}</pre>' for r in e["reproducers"]) + "</dd>")
-        else:
-            fields.append(f'<dt>Reproduce</dt><dd>{blocks(e["reproduce"] or "No reproducer given.")}</dd>')
-        shown = {e["statement"], e["wrong"], e["counterexample"]}
-        rest = [(s["label"], s["text"]) for s in e["sections"]
-                if s["text"] not in shown and not s["label"].lower().startswith("reproduc")]
-        more = ""
-        if rest:
-            more = ("<details><summary>more of this entry</summary><dl class=\"fields\">"
-                    + "".join(f"<dt>{inline(lab)}</dt><dd>{blocks(text)}</dd>" for lab, text in rest)
-                    + "</dl></details>")
-        arts.append(f'<article class="erratum" id="{_e(e["id"])}"><h3>{_e(e["id"])}. {inline(e["title"])}</h3>'
-                    f'<dl class="fields">{"".join(fields)}</dl>{more}</article>')
-    body = "".join(arts) or "<p>No errata file was found.</p>"
-    return f'<section id="errata"><h2>Errata</h2><p>Parsed from <code>notes/errata.md</code>.</p>{body}</section>'
+    arts = "".join(f'<article class="erratum" id="{_e(e["qualified"])}">{md_block(e["markdown"])}</article>'
+                   for e in p["errata"])
+    return f'<h3>Errata</h3>{arts or "<p>No errata recorded.</p>"}'
 
 
 _MIME = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
@@ -385,7 +350,7 @@ _MIME = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".j
 def _figures(p: dict, out_dir: Path) -> str:
     parts = []
     for f in p["figures"]:
-        name, caption = _e(f["name"]), inline(f["caption"])
+        name, caption = _e(f["name"]), md_inline(f["caption"])
         if f["status"] != "ok":
             what = "not available" if f["status"] == "unavailable" else "failed"
             parts.append(f'<figure id="fig-{name}"><div class="unavailable"><strong>Figure {name} {what}.</strong>'
@@ -404,7 +369,24 @@ def _figures(p: dict, out_dir: Path) -> str:
             '<div class="unavailable">The producer wrote no PNG or SVG to embed.</div>'
         files = f'<div class="files">files: {_e(", ".join(f["files"]))}</div>'
         parts.append(f'<figure id="fig-{name}">{pics}<figcaption>{caption}{files}</figcaption></figure>')
-    return f'<section id="figures"><h2>Figures</h2>{"".join(parts)}</section>'
+    return f'<h3>Figures</h3>{"".join(parts) or "<p>No figure was drawn.</p>"}'
+
+
+def _paper(p: dict, out_dir: Path, tier: str | None, own_summary: bool) -> str:
+    """One paper's section: title, authors, reference, its summary (``own_summary``: when the
+    report has several papers), statements, fuzz campaigns, errata, figures."""
+    cards = _cards(p["summary"], "summary-" + p["id"], tier) if own_summary else ""
+    return (f'<section class="paper" id="paper-{_e(p["id"])}"><h2>{_e(p["title"])} <code>{_e(p["id"])}</code></h2>'
+            f'<p class="authors">{_e(", ".join(p["authors"]))}; {_e(p["reference"])}</p>{cards}'
+            f'<h3>Statements</h3>{md_block(STATEMENTS_NOTE)}{_statement_table(p["statements"], "statements-" + p["id"])}'
+            f'{_fuzz(p)}{_errata(p)}{_figures(p, out_dir)}</section>')
+
+
+def _others(payload: dict) -> str:
+    if not payload["other_statements"]:
+        return ""
+    return ('<section id="other-statements"><h2>Other statements</h2><p>Statements the witness results name '
+            f'outside every paper.</p>{_statement_table(payload["other_statements"], "statements-other")}</section>')
 
 
 def _provenance(p: dict) -> str:
@@ -414,9 +396,9 @@ def _provenance(p: dict) -> str:
               if git else "not a git checkout")
     rows = [("command", f'<code>{_e(g.get("command") or "numerics.app.report.build")}</code>'),
             ("timestamp (UTC)", _e(g.get("timestamp"))), ("git commit", commit),
-            ("tier", _e(g.get("tier"))), ("-k", _e(g.get("select"))), ("sizes", _e(g.get("sizes"))),
-            ("quick figures", _e(g.get("quick_figures"))), ("errata file", _e(g.get("errata_file"))),
-            ("elapsed", f'{_e(g.get("elapsed_s"))} s')]
+            ("papers", _e(", ".join(g.get("papers") or []))), ("tier", _e(g.get("tier"))),
+            ("-k", _e(g.get("select"))), ("fuzz examples", _e(g.get("fuzz_examples"))), ("seed", _e(g.get("seed"))),
+            ("quick figures", _e(g.get("quick_figures"))), ("elapsed", f'{_e(g.get("elapsed_s"))} s')]
     rows += [(k, _e(v)) for k, v in (g.get("versions") or {}).items()]
     body = "".join(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<section id="provenance"><h2>Provenance</h2><table>{body}</table></section>'
@@ -428,15 +410,18 @@ def render_html(payload: dict, out_dir) -> str:
     g = payload["generated"]
     git = g.get("git")
     where = f" · commit {git['commit'][:12]}{'+' if git.get('dirty') else ''}" if git else ""
-    nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("summary", "Summary"), ("statements", "Statements"), ("failures", "Failures"), ("fuzz", "Fuzz"),
-        ("errata", "Errata"), ("figures", "Figures"), ("provenance", "Provenance")))
+    links = [("summary", "Summary"), ("failures", "Failures"),
+             *((f"paper-{p['id']}", p["id"]) for p in payload["papers"]), ("provenance", "Provenance")]
+    nav = "".join(f'<a href="#{_e(a)}">{_e(t)}</a>' for a, t in links)
+    titles = "<br>".join(f'<em>{_e(p["title"])}</em> ({_e(p["id"])})' for p in payload["papers"])
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>maskverify report</title><style>{STYLE}</style></head><body>'
-        f'<h1>maskverify report</h1><p class="sub"><em>{_e(payload["paper"])}</em><br>'
+        f'<h1>maskverify report</h1><p class="sub">{titles}<br>'
         f'generated {_e(g.get("timestamp", "?"))}{_e(where)} · {_e(g.get("tier", "?"))} tier</p>'
-        f'<nav>{nav}</nav>{_summary(payload)}{_statements(payload)}{_failures(payload)}{_fuzz(payload)}'
-        f'{_errata(payload)}{_figures(payload, Path(out_dir))}{_provenance(payload)}</body></html>\n')
+        f'<nav>{nav}</nav><section id="summary-all"><h2 id="summary">Summary</h2>'
+        f'{_cards(payload["summary"], "summary-cards", g.get("tier"))}</section>{_failures(payload)}'
+        + "".join(_paper(p, Path(out_dir), g.get("tier"), len(payload["papers"]) > 1) for p in payload["papers"])
+        + f'{_others(payload)}{_provenance(payload)}</body></html>\n')

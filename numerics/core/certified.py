@@ -34,16 +34,15 @@ narrow enough.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 from typing import NamedTuple
 
 import mpmath as mp
-import sympy as sp
 from flint import acb, arb, ctx
-from sympy.printing.lambdarepr import LambdaPrinter
 
 from theory.core import gaussian as g
+
+from .compile import compile_expr
 
 __all__ = [
     "TRUE", "FALSE", "UNKNOWN", "Enclosures",
@@ -144,32 +143,12 @@ def enclose(fn, *args, digits=30, prec=DEFAULT_PREC, max_prec=8192, **kw):
 
 
 # =============================================================================== closed forms from theory
-class _ArbPrinter(LambdaPrinter):
-    """Prints rationals as exact Arb quotients (never as Python floats)."""
-
-    def _print_Rational(self, expr):
-        return f"(arb({expr.p})/arb({expr.q}))"
-
-    def _print_Pi(self, expr):
-        return "arb.pi()"
-
-
-def _namespace():
-    return {"arb": arb, "Phi": Phi_arb, "varphi": varphi_arb, "Phi2": _phi2_closed,
-            "sqrt": lambda x: x.sqrt(), "exp": lambda x: x.exp()}
-
-
-@functools.lru_cache(maxsize=None)
-def _lambdify(expr, args):
-    printer = _ArbPrinter({"fully_qualified_modules": False, "inline": True,
-                           "allow_unknown_functions": True, "user_functions": {}})
-    fn = sp.lambdify(args, expr, modules=[_namespace()], printer=printer)
-    return fn
-
-
 def _eval(expr, env):
+    """``expr`` of ``theory`` evaluated in ball arithmetic at ``env`` (symbol -> arb), through the
+    one compiler ``numerics.core.compile``."""
     args = tuple(sorted(expr.free_symbols, key=str))
-    return _lambdify(expr, args)(*[env[a] for a in args])
+    functions = (("Phi", Phi_arb), ("varphi", varphi_arb), ("Phi2", _phi2_closed))
+    return compile_expr(expr, args, "arb", functions)(*[env[a] for a in args])
 
 
 def _phi2_closed(h, k, rho):

@@ -21,12 +21,13 @@ from .fuzzing import Campaign
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure of the report: ``produce(out_dir, quick, progress) -> [paths]`` (PNG first);
-    ``quick`` asks for the reduced run the default report uses."""
+    """One figure of the pack: ``produce(out_dir, quick, progress, seed=0) -> [paths]`` (PNG
+    first); ``quick`` asks for the reduced run the default report uses, ``seed`` seeds what the
+    figure samples (a figure whose experiment has its own seeds may ignore it)."""
 
     name: str
     caption: str
-    produce: Callable[[Path, bool, bool], list[Path]]
+    produce: Callable[..., list[Path]]
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from numerics.core.compile import compile_expr
+from theory.masking import convergence as T
+from theory.masking import network as TN
+
 from . import network as nw
 
 
 def epsilon_1(m: int, n: int, kappa: float, dfn: nw.Definition41) -> float:
-    """Corollary 5.3's epsilon_1 from Definition 4.1's constants."""
-    Ru2 = dfn.R_u**2
-    return m * n * (2 * kappa**2 * Ru2 + (kappa**2 * Ru2 + kappa * dfn.R_w) * dfn.phi_max**2
-                    + kappa**2 * (Ru2 + 1) * dfn.psi_max**2)
+    """Corollary 5.3's epsilon_1 from Definition 4.1's constants: the catalogue's expression
+    (``theory.masking.convergence.eps1``) compiled, not re-typed (a sum of non-negative terms,
+    so the displayed form is stable in float64)."""
+    return float(_EPS1(m, n, kappa, dfn.R_u, dfn.R_w, dfn.phi_max, dfn.psi_max))
+
+
+_EPS1 = compile_expr(T.eps1, (TN.m, TN.n, TN.kappa, TN.R_u, TN.R_w, TN.phi_max, TN.psi_max), "math")
 
 
 @dataclass(frozen=True)

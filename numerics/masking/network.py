@@ -10,7 +10,7 @@ Raw (what Monte Carlo samples):  ``masked_output``, ``surrogate_loss`` and
 Exact (no sampling):  with u_ir = w_r . x_i, z_ir = w_r^T(x_i . c) = c^T u_ir is normal
 with mean mu_ir = w_r^T x_i, standard deviation s_ir = kappa ||u_ir|| and
 corr(z_ir, z_ir') = rho = u_ir^T u_ir' / (||u_ir|| ||u_ir'||) (the proof sketch of
-Theorem 4.2, with the kappa^2 the sketch omits: notes/errata.md, E1).  Per sample i and
+Theorem 4.2, with the kappa^2 the sketch omits: erratum masking:E1).  Per sample i and
 ordered pair of neurons (1, 2) = (r, r'), with a_j = mu_j/s_j, q = sqrt(1 - rho^2),
 b_1 = (a_1 - rho a_2)/q, b_2 = (a_2 - rho a_1)/q, P = Phi_2(a_1, a_2; rho),
 T_1 = varphi(a_1) Phi(b_2), T_2 = varphi(a_2) Phi(b_1), Q = q varphi(a_1) varphi(b_2):
@@ -44,6 +44,8 @@ Work is chunked over samples so that peak memory stays near ``pair_budget`` pair
 values (about 40 float64 temporaries each).
 """
 from __future__ import annotations
+
+import functools
 
 import math
 from dataclasses import dataclass
@@ -513,9 +515,19 @@ class Theorem42:
 
 
 def bound_4(m: int, n: int, kappa: float, dfn: Definition41) -> float:
-    """Theorem 4.2, eq. (4): m n (kappa^2 R_u^2 psi_max^2 + (kappa^2 R_u^2 + kappa R_w) phi_max^2)."""
-    k2u2 = kappa**2 * dfn.R_u**2
-    return m * n * (k2u2 * dfn.psi_max**2 + (k2u2 + kappa * dfn.R_w) * dfn.phi_max**2)
+    """Theorem 4.2, eq. (4): m n (kappa^2 R_u^2 psi_max^2 + (kappa^2 R_u^2 + kappa R_w) phi_max^2),
+    the catalogue's right side (``theory.masking.network.THEOREM_4_2``, part "bound") compiled,
+    not re-typed (non-negative terms: stable in float64)."""
+    return float(_bound_4()(m, n, kappa, dfn.R_u, dfn.R_w, dfn.phi_max, dfn.psi_max))
+
+
+@functools.lru_cache(maxsize=None)
+def _bound_4():
+    from numerics.core.compile import compile_expr
+    from theory.masking import network as T
+
+    return compile_expr(T.THEOREM_4_2.equation("bound").rhs, (T.m, T.n, T.kappa, T.R_u, T.R_w, T.phi_max, T.psi_max),
+                        "math")
 
 
 def theorem_4_2(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET) -> Theorem42:

@@ -1,21 +1,23 @@
-"""Meta-tests of the symbolic witness (``theory/derivations.py``): a planted wrong closed
-form must make the derivation fail (``proved`` False, and the failing step named), while
-the catalogue's own forms -- and forms that differ only by a true identity -- still pass.
-Nothing is planted in the library: each wrong form is passed as the ``rhs`` argument.
+"""Meta-tests of the symbolic witness (``theory/core/derivation.py`` and the masking pack's
+derivations): a planted wrong closed form must make the derivation fail (``proved`` False, and
+the failing step named), while the catalogue's own forms -- and forms that differ only by a
+true identity -- still pass.  Nothing is planted in the library: each wrong form is passed as
+the ``rhs`` argument.  Each step records its two sides, but only its ``reduced`` decides it.
 """
 from __future__ import annotations
 
 import pytest
 import sympy as sp
 
+from theory.core.derivation import Derivation, Step, Steps, holds, reduce_zero
+from theory.core.functions import Phi, Phi2, varphi
 from theory.masking import derivations_gaussian as D
 from theory.masking import gaussian as G
-from theory.core.functions import Phi, Phi2, varphi
 
 mu, s, t = G.mu, G.s, G.t
 
 
-def _fails(result: D.Derivation) -> None:
+def _fails(result: Derivation) -> None:
     assert result.proved is False, result.report()
     assert result.failed_steps, "a failed derivation must name the failing step"
 
@@ -27,17 +29,45 @@ def _swap(expr, x, y):
 # ---------------------------------------------------------------- machinery
 def test_reduce_zero_and_holds():
     x = sp.Symbol("x", real=True)
-    assert D.holds(D.reduce_zero(Phi(x) + Phi(-x) - 1))          # erfc(-y) = 2 - erfc(y)
-    assert not D.holds(D.reduce_zero(Phi(x) - Phi(-x)))
-    assert D.holds(D.reduce_zero(varphi(x) * varphi(x) - sp.exp(-x ** 2) / (2 * sp.pi)))
-    assert not D.holds(sp.Symbol("y"))
-    assert not D.holds(sp.false) and D.holds(sp.true)
-    assert D.holds(sp.zeros(2, 2)) and not D.holds(sp.Matrix([0, 1]))
+    assert holds(reduce_zero(Phi(x) + Phi(-x) - 1))          # erfc(-y) = 2 - erfc(y)
+    assert not holds(reduce_zero(Phi(x) - Phi(-x)))
+    assert holds(reduce_zero(varphi(x) * varphi(x) - sp.exp(-x ** 2) / (2 * sp.pi)))
+    assert not holds(sp.Symbol("y"))
+    assert not holds(sp.false) and holds(sp.true)
+    assert holds(sp.zeros(2, 2)) and not holds(sp.Matrix([0, 1]))
 
 
 def test_empty_derivation_is_not_proved():
-    r = D.Steps().done("x", "y", "nothing")
+    r = Steps().done("x", "y", "nothing")
     assert r.proved is False
+
+
+def test_steps_keep_their_sides_and_are_decided_by_reduced():
+    """``equal`` keeps lhs and rhs and decides by reduce_zero(lhs - rhs); ``compare`` by SymPy's
+    relational (undecidable fails); ``true`` has no sides; an unevaluated Limit/Derivative side
+    is kept as printed and compared by its value; one failing step fails the derivation."""
+    x, y = sp.Symbol("x", real=True), sp.Symbol("y")
+    S = Steps()
+    ok = S.equal("Phi is odd about 1/2", Phi(x) + Phi(-x), 1)
+    assert (ok.lhs, ok.rhs, ok.relation, ok.reduced) == (Phi(x) + Phi(-x), 1, "=", 0) and ok.holds
+    assert S.equal("a limit", sp.Limit(sp.sin(x) / x, x, 0), 1).holds
+    derivative = S.equal("a derivative", sp.Derivative(x**3, x), 3 * x**2)
+    assert isinstance(derivative.lhs, sp.Derivative) and derivative.holds
+    assert S.equal("tuples", sp.Tuple(x - x, 2 * x), sp.Tuple(0, x + x)).holds
+    assert S.compare("a square", -x**2, "<=", 0).holds
+    assert not S.compare("undecidable", y, ">=", 0).holds       # y has no sign
+    assert S.true("a cited fact", sp.true).lhs is None
+    r = S.done("s", "p", "claim")
+    assert not r.proved and r.failed_steps == ["undecidable"]
+    assert all(isinstance(step, Step) for step in r.steps)
+    assert "checked: y >= 0" in r.report()
+    wrong = Steps()
+    wrong.equal("a wrong identity", Phi(x) + Phi(-x), 2)
+    assert not wrong.done("s", "p", "claim").proved and "residual" in wrong.done("s", "p", "c").report()
+    with pytest.raises(ValueError):
+        Steps().compare("no such relation", x, "==", x)
+    with pytest.raises(ValueError):
+        Steps().equal("lengths differ", sp.Tuple(1, 2), sp.Tuple(1))
 
 
 def test_registry_covers_every_equation():
@@ -74,7 +104,9 @@ def test_relu1_gap_bound_loose_fails_only_on_sharpness():
     claim includes."""
     r = D.relu_moment1_gap_bound(s)
     assert not r.proved
-    assert r.failed_steps == ["the bound is attained: lhs at mu = 0 - rhs == 0"]
+    assert r.failed_steps == ["the bound is attained: the lhs at mu = 0 is the rhs"]
+    attained, = [step for step in r.steps if not step.holds]
+    assert attained.rhs == s and attained.relation == "="
 
 
 def test_relu1_limit_wrong_fails():

@@ -3,7 +3,7 @@
 Known values, input validation and kinds, the rigour of the enclosure on exactly known
 lambda_0; and the witnesses must be able to fail: a planted wrong closed form makes the
 symbolic derivations fail, and a planted wrong ``ntk_gram`` makes the Monte Carlo, certified
-and property witnesses of ``verify/test_s5_ntk_*.py`` fail.
+and property witnesses of ``verify/masking/test_s5_ntk_*.py`` fail.
 """
 from __future__ import annotations
 

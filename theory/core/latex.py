@@ -4,7 +4,9 @@ A fragment (``<id>.tex``, :func:`fragment_name`) holds, for one statement, its p
 reference and title, its kind, its provenance where it is reconstructed, its assumptions,
 every relation ``lhs REL rhs`` in an ``align`` environment (``\\label{<pack>:<id>:<part>}``,
 tagged with the part), the definitions of the auxiliary symbols, the statement's notes, and
-the steps SymPy checked for it (the pack's derivation registries, run once per process).
+the steps SymPy checked for it (the pack's derivation registries, run once per process): one
+numbered item per step, its prose caption (``\\textbf{[fails]}`` in front where the step does
+not hold) and, below it, the step's ``lhs REL rhs`` as a display (:func:`step_display`).
 Fragments have no preamble and use only LaTeX, amsmath and amssymb commands, so they paste
 into a paper as they are.
 
@@ -31,7 +33,7 @@ from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 
 from .functions import Phi, Phi2, varphi
-from .derivation import holds
+from .derivation import Step
 from .pack import Paper
 from .statement import Expectation, Indicator, Statement, Tex
 
@@ -46,7 +48,8 @@ class PaperLatexPrinter(LatexPrinter):
 
     It prints, overriding the classes' own ``_latex`` methods:
     ``Phi``/``varphi``/undefined functions as ``name\\left(args\\right)``; ``Phi2(h, k, rho)``
-    as ``\\Phi_2\\left(h, k, \\rho\\right)``; ``Abs`` as ``|x|``; ``Max`` as ``\\max\\left(a, b\\right)``;
+    as ``\\Phi_2\\left(h, k, \\rho\\right)`` (a power of any of these, and of an indicator, as
+    ``name\\left(args\\right)^{p}``); ``Abs`` as ``|x|``; ``Max`` as ``\\max\\left(a, b\\right)``;
     a sum over several indices as nested single sums; ``Indexed`` as ``\\mu_{ir}``; ``Tex`` as
     its raw LaTeX (with :data:`INDICATOR` for ``\\mathbb{1}``); ``Indicator(a & b)`` as
     ``\\mathbb{I}\\{a, b\\}``; the identity matrix as ``I_{d}``; ``Expectation`` as
@@ -60,25 +63,27 @@ class PaperLatexPrinter(LatexPrinter):
     def _print(self, expr, **kwargs):
         for cls in type(expr).__mro__:  # these classes' own ``_latex`` would take precedence
             if cls in _OWN_NOTATION:
-                return getattr(self, "_print_" + cls.__name__)(expr)
+                return getattr(self, "_print_" + cls.__name__)(expr, **kwargs)
         return super()._print(expr, **kwargs)
 
-    def _apply(self, name: str, args) -> str:
-        return r"%s\left(%s\right)" % (name, ", ".join(self._print(a) for a in args))
+    def _apply(self, name: str, args, exp=None) -> str:
+        """``name\\left(args\\right)``, raised to ``exp`` when given (a power of a function
+        application reaches the printer as ``exp``)."""
+        tex = r"%s\left(%s\right)" % (name, ", ".join(self._print(a) for a in args))
+        return tex if exp is None else r"%s^{%s}" % (tex, exp)
 
-    def _print_Phi(self, expr):
-        return self._apply(r"\Phi", expr.args)
+    def _print_Phi(self, expr, exp=None):
+        return self._apply(r"\Phi", expr.args, exp)
 
-    def _print_varphi(self, expr):
-        return self._apply(r"\varphi", expr.args)
+    def _print_varphi(self, expr, exp=None):
+        return self._apply(r"\varphi", expr.args, exp)
 
-    def _print_Phi2(self, expr):
-        return self._apply(r"\Phi_2", expr.args)
+    def _print_Phi2(self, expr, exp=None):
+        return self._apply(r"\Phi_2", expr.args, exp)
 
     def _print_Function(self, expr, exp=None):
         if isinstance(expr, AppliedUndef):
-            tex = self._apply(self._print(sp.Symbol(expr.func.__name__)), expr.args)
-            return tex if exp is None else r"%s^{%s}" % (tex, exp)
+            return self._apply(self._print(sp.Symbol(expr.func.__name__)), expr.args, exp)
         return super()._print_Function(expr, exp)
 
     def _print_Abs(self, expr, exp=None):
@@ -115,13 +120,14 @@ class PaperLatexPrinter(LatexPrinter):
     def _print_Identity(self, expr):
         return r"I_{%s}" % self._print(expr.rows)
 
-    def _print_Tex(self, expr):
+    def _print_Tex(self, expr, **kwargs):
         return expr.name.replace(r"\mathbb{1}", INDICATOR)
 
-    def _print_Indicator(self, expr):
+    def _print_Indicator(self, expr, exp=None):
         cond = expr.args[0]
         parts = cond.args if isinstance(cond, sp.And) else (cond,)
-        return r"%s\{%s\}" % (INDICATOR, ", ".join(self._print(p) for p in parts))
+        tex = r"%s\{%s\}" % (INDICATOR, ", ".join(self._print(p) for p in parts))
+        return tex if exp is None else r"%s^{%s}" % (tex, exp)
 
     # ---------------------------------------------------------------- display lines
     def display_lines(self, expr, budget: int) -> list[str]:
@@ -169,7 +175,7 @@ class PaperLatexPrinter(LatexPrinter):
         lines.append(current.rstrip())
         return lines
 
-    def _print_Expectation(self, expr):
+    def _print_Expectation(self, expr, **kwargs):
         return r"\mathbb{E}_{%s}\left[%s\right]" % (expr.law, self._print(expr.expr))
 
 
@@ -204,12 +210,19 @@ def latex_expr(expr) -> str:
     return _PRINTER.doprint(expr)
 
 
-RELATIONS = {"=": "=", "<=": r"\le", ">=": r"\ge", "~": r"\sim"}
+RELATIONS = {"=": "=", "<=": r"\le", ">=": r"\ge", "~": r"\sim", "<": "<", ">": ">"}
 
 #: What joins two lines of one displayed relation (inside ``align``/``align*``).
 CONTINUE = " \\nonumber \\\\\n  &\\quad "
 #: Glyph budget of one display line (10pt, 2cm margins on A4, room for the tag).
 LINE_BUDGET = 72
+#: What breaks a step's display before its relation when its left side is long (inside ``align*``):
+#: the left side's lines and the relation all start at the alignment point.
+RELATION_BREAK = " \\nonumber \\\\\n  &"
+#: The widest line a step's display may have, in :func:`visible_width` glyphs (which count a
+#: fraction's two parts side by side, so stacked formulas come out narrower); sides that cannot
+#: be broken into lines this narrow (mostly explicit matrices) are stated by the caption alone.
+STEP_WIDTH = 2 * LINE_BUDGET
 
 
 def visible_width(tex: str) -> int:
@@ -242,6 +255,26 @@ def fragment_name(statement_id: str) -> str:
 
 
 # ============================================================================ derivations
+def step_display(step: Step) -> str | None:
+    """The body of a step's ``align*``: ``lhs &REL rhs`` (the right side over several lines,
+    joined by :data:`CONTINUE`, when it is long); a left side wider than half a line goes over
+    lines of its own from the alignment point, then :data:`RELATION_BREAK` and ``&REL rhs``.
+    None for a bare condition (no sides) and for sides that do not fit lines of
+    :data:`STEP_WIDTH` glyphs: the caption alone states those."""
+    if step.relation is None:
+        return None
+    rel = RELATIONS[step.relation]
+    lhs_tex = latex_expr(step.lhs)
+    if visible_width(lhs_tex) <= LINE_BUDGET // 2:
+        text = _relation(step.lhs, rel, step.rhs)
+    else:
+        lhs_lines = _PRINTER.display_lines(step.lhs, LINE_BUDGET)
+        rhs_lines = _PRINTER.display_lines(step.rhs, LINE_BUDGET)
+        text = ("  &" + CONTINUE.join(lhs_lines) + RELATION_BREAK + rel + " " + CONTINUE.join(rhs_lines))
+    widths = [visible_width(line) for line in text.replace(RELATION_BREAK, CONTINUE).split(CONTINUE)]
+    return text if max(widths) <= STEP_WIDTH else None
+
+
 def _derivation_block(paper: Paper, statement_id: str) -> list[str]:
     found = [(d, refutes) for d, refutes in paper.checked_derivations() if d.statement_id == statement_id]
     if not found:
@@ -255,9 +288,12 @@ def _derivation_block(paper: Paper, statement_id: str) -> list[str]:
         lines.append(r"\noindent\textit{Checked by SymPy, part} \texttt{%s} (%s): %s" % (
             escape_text(d.part), verdict, escape_text(d.claim)))
         lines.append(r"\begin{enumerate}")
-        for desc, reduced in d.steps:
-            mark = "" if holds(reduced) else r"\textbf{[fails]} "
-            lines.append(r"  \item %s%s" % (mark, escape_text(desc)))
+        for step in d.steps:
+            mark = "" if step.holds else r"\textbf{[fails]} "
+            lines.append(r"  \item %s%s." % (mark, escape_text(step.caption)))
+            display = step_display(step)
+            if display is not None:
+                lines += [r"\begin{align*}", display, r"\end{align*}"]
         lines.append(r"\end{enumerate}")
     return lines
 

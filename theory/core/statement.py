@@ -54,9 +54,10 @@ class Expectation(sp.Expr):
     ``as_integral`` so that SymPy can derive the closed form from the definition.
     """
 
-    def __new__(cls, expr, law: str):
-        obj = sp.Expr.__new__(cls, sp.sympify(expr), sp.Symbol(law))
-        return obj
+    def __new__(cls, expr, law):
+        # ``law`` is the LaTeX string; SymPy's rebuilds (doit, xreplace) pass back the Symbol
+        law = law if isinstance(law, sp.Symbol) else sp.Symbol(law)
+        return sp.Expr.__new__(cls, sp.sympify(expr), law)
 
     @property
     def expr(self):

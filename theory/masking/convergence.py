@@ -29,7 +29,7 @@ COROLLARY_5_3 = Statement(
     assumptions=("Assumption 3.1", "B_y <= 3 sqrt(m) R_w"),
     where=((sp.Symbol(r"\varepsilon_1"), eps1),),
     notes=("The part 'restated' is the sentence after the corollary, 2 m n kappa^2 R_u without the "
-           "square; it is a typo (notes/errata.md, E7)."),
+           "square; it is a typo (erratum masking:E7)."),
 )
 
 C2, C3, C4 = sp.symbols("C_2 C_3 C_4", positive=True)
@@ -53,7 +53,7 @@ COROLLARY_5_4 = Statement(
     where=((sp.Symbol(r"\varepsilon_2"), eps2), (sp.Symbol(r"\varepsilon_3"), eps3),
            (sigma_X, Tex(r"\text{largest singular value of } X = [x_1, \dots, x_n]^\top"))),
     notes=("sigma_max(X) is not defined in the paper; we read it as the largest singular value of the "
-           "data matrix. No choice of C_2, C_3, C_4 independent of n works (notes/errata.md, E8)."),
+           "data matrix. No choice of C_2, C_3, C_4 independent of n works (erratum masking:E8)."),
 )
 
 lam0, delta, tau, eta, K, k = sp.symbols(r"\lambda_0 \delta \tau \eta K k", positive=True)

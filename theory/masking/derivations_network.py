@@ -1,7 +1,8 @@
 """SymPy witnesses for the network-level statements of Section 4 (``theory/network.py``).
 
-Same contract as ``theory/derivations.py`` (a :class:`Derivation` per part; ``proved``
-only if every step reduced to 0 or True), on the catalogue's own objects:
+Same contract as ``derivations_gaussian.py`` (a :class:`Derivation` per part, its steps
+``lhs = rhs`` or inequalities; ``proved`` only if every step reduced to 0 or True), on the
+catalogue's own objects:
 
 - ``thm.4.2:decomposition``: the catalogue's E_C[L_C] (``net.expected_loss``) minus its
   T1, T2 and the closed form of E is 0, for m = 1, 2, 3 neurons (n = 1: the sums over i
@@ -42,7 +43,8 @@ def theorem_4_2_decomposition(rhs=None, neurons=(1, 2, 3)) -> Derivation:
     for M in neurons:
         total = _concrete(rhs.subs(where), M)
         loss = _concrete(N.EXPECTED_LOSS.equation("loss").rhs, M)
-        S.zero(f"m = {M}: E_C[L_C] (net.expected_loss) - (T1 + T2 + E) == 0", _signs(loss - total, M))
+        S.equal(f"m = {M}: E_C[L_C] (net.expected_loss) = T1 + T2 + E, with a_r^2 = 1",
+                _signs(loss, M), _signs(total, M))
     # the paper's T2 (norm form) equals the Gram form, with explicit u_r = w_r . x (d = 2)
     M, dd = 2, 2
     w = sp.Matrix(M, dd, lambda r, k: sp.Symbol(f"w_{r + 1}{k + 1}", real=True))
@@ -54,15 +56,15 @@ def theorem_4_2_decomposition(rhs=None, neurons=(1, 2, 3)) -> Derivation:
     gram = _concrete(where[N.T2s], M).subs({N.GI[1, r + 1, q + 1]: (u[r].T * u[q])[0]
                                            for r in range(M) for q in range(M)})
     gram = gram.subs({Phi(N.A(1, r + 1)): Phis[r] for r in range(M)})
-    S.zero("T2 (Gram form) - kappa^2/(2m) ||sum_r a_r u_r Phi(A_r)||^2 == 0 (m = d = 2, a_r^2 = 1)",
-           _signs(gram - paper_T2, M))
+    S.equal("T2 in the Gram form is the paper's kappa^2/(2m) ||sum_r a_r u_r Phi(A_r)||^2 (m = d = 2, a_r^2 = 1)",
+            _signs(gram, M), _signs(paper_T2, M))
     # Cov(c^T u, c^T v) = kappa^2 u^T v: E[(kappa g^T u)(kappa g^T v)] with E[g_k g_l] = delta_kl
     dd = 3
     uu = sp.symbols("u1:4", real=True)
     vv = sp.symbols("v1:4", real=True)
     cov = sum(N.kappa**2 * uu[k] * vv[l] * sp.KroneckerDelta(k, l) for k in range(dd) for l in range(dd))
-    S.zero("Cov(c^T u, c^T v) - kappa^2 u^T v == 0 (d = 3, c = 1 + kappa g)",
-           cov - N.kappa**2 * sum(uu[k] * vv[k] for k in range(dd)))
+    S.equal("Cov(c^T u, c^T v) = kappa^2 u^T v (d = 3, c = 1 + kappa g)",
+            cov, N.kappa**2 * sum(uu[k] * vv[k] for k in range(dd)))
     claim = (f"E_C[L_C] = T1 + T2 + ({short(where[N.Es], 80)}) identically for m in {tuple(neurons)} "
              "(n = 1; the sum over samples is term by term), T2's Gram form is the paper's norm form, "
              "and Cov(c^T u, c^T v) = kappa^2 u^T v; E_1 stays an unevaluated function, so the "
@@ -76,16 +78,16 @@ def remark_4_4_constant(rhs=None) -> Derivation:
     A = sp.Symbol("A", real=True)
     gap = s * varphi(A)  # lemma.relu_moment1, part "proxy_gap" (proved there)
     S = Steps()
-    S.zero("s varphi(A) at A = 2t - s varphi(2t) == 0 (t is Definition 4.1's argument A/2)",
-           gap.subs(A, 2 * t) - st.equation("gap").rhs)
-    S.zero("s varphi(2t) - s phi(t)^2/sqrt(2 pi) == 0 (phi(t) = exp(-t^2))",
-           to_elementary(st.equation("gap").rhs - st.equation("paper_form").rhs))
+    S.equal("s varphi(A) at A = 2t is s varphi(2t) (t is Definition 4.1's argument A/2)",
+            gap.subs(A, 2 * t), st.equation("gap").rhs)
+    S.equal("s varphi(2t) = s phi(t)^2/sqrt(2 pi) (phi(t) = exp(-t^2))",
+            to_elementary(st.equation("gap").rhs), to_elementary(st.equation("paper_form").rhs))
     ratio = sp.simplify(to_elementary(st.equation("paper_form").rhs) / (s * paper_phi(t)))
-    S.zero("ratio gap/(s phi(t)) - exp(-t^2)/sqrt(2 pi) == 0", ratio - sp.exp(-t**2) / sp.sqrt(2 * sp.pi))
-    S.true("exp(-t^2) <= 1 for real t (log is -t^2 <= 0)", sp.Le(-t**2, 0))
+    S.equal("the ratio gap/(s phi(t)) is exp(-t^2)/sqrt(2 pi)", ratio, sp.exp(-t**2) / sp.sqrt(2 * sp.pi))
+    S.compare("exp(-t^2) <= 1 for real t: its log -t^2 <= 0", -t**2, "<=", 0)
     bound = st.equation("O_constant").rhs if rhs is None else sp.sympify(rhs)
-    S.zero("at t = 0 the gap attains the bound: gap - bound == 0 (the constant is sharp)",
-           (st.equation("paper_form").rhs - bound).subs(t, 0))
+    S.equal("at t = 0 the gap attains the bound (the constant is sharp)",
+            st.equation("paper_form").rhs.subs(t, 0), bound.subs(t, 0))
     claim = ("sigma_tilde - sigma_hat = s phi(t)^2/sqrt(2 pi) <= s phi(t)/sqrt(2 pi) with t = w^T x/(2 kappa "
              "||w . x||), sharp at t = 0: Remark 4.4's O(.) hides the constant 1/sqrt(2 pi) (and a square)")
     return S.done(st.id, "O_constant", claim)
@@ -96,13 +98,13 @@ def definition_4_1_ranges(rhs=None) -> Derivation:
     x = N.x_sym
     psi = paper_psi(x).subs(sp.Abs(x), x)  # on x >= 0; psi is even
     S = Steps()
-    S.true("phi(x) = exp(-x^2) <= 1: -x^2 <= 0", sp.Le(-x**2, 0))
+    S.compare("phi(x) = exp(-x^2) <= 1: -x^2 <= 0", -x**2, "<=", 0)
     S.true("the critical points of x exp(-x^2) on x > 0 are {1/sqrt(2)}",
            sp.Eq(sp.solveset(sp.diff(psi, x), x, sp.Interval.open(0, sp.oo)), sp.FiniteSet(1 / sp.sqrt(2))))
-    S.true("psi''(1/sqrt 2) < 0 (a maximum)", sp.diff(psi, x, 2).subs(x, 1 / sp.sqrt(2)) < 0)
-    S.zero("psi(1/sqrt 2) - 1/sqrt(2e) == 0", psi.subs(x, 1 / sp.sqrt(2)) - st.equation("psi_range").rhs)
-    S.true("psi(0) = 0: the range is [0, 1/sqrt(2e)], not the paper's (0, 1/sqrt(2e)]",
-           sp.Eq(paper_psi(sp.Integer(0)), 0))
+    S.compare("psi''(1/sqrt 2) < 0 (a maximum)", sp.diff(psi, x, 2).subs(x, 1 / sp.sqrt(2)), "<", 0)
+    S.equal("psi(1/sqrt 2) = 1/sqrt(2e)", psi.subs(x, 1 / sp.sqrt(2)), st.equation("psi_range").rhs)
+    S.equal("psi(0) = 0: the range is [0, 1/sqrt(2e)], not the paper's (0, 1/sqrt(2e)]",
+            paper_psi(sp.Integer(0)), 0)
     claim = ("phi(x) = exp(-x^2) lies in (0, 1]; psi(x) = |x| exp(-x^2) lies in [0, 1/sqrt(2e)], "
              "its maximum at |x| = 1/sqrt(2) and psi(0) = 0")
     return S.done(st.id, "ranges", claim)

@@ -5,7 +5,7 @@ Notation (Section 3, Definition 4.1): f(W, x) = m^{-1/2} sum_r a_r ReLU(w_r^T x)
 u_ir = w_r . x_i; z_ir = w_r^T(x_i . c_i) ~ N(mu_ir, s_ir^2) with mu_ir = w_r^T x_i,
 s_ir = kappa ||u_ir||, A_ir = mu_ir/s_ir, corr(z_ir, z_ir') = rho_irr' and
 kappa^2 u_ir^T u_ir' = rho_irr' s_ir s_ir' (the covariance the proof sketch of Theorem 4.2
-prints without kappa^2: notes/errata.md, E1).  E_1(mu, mu', s, s', rho) is
+prints without kappa^2: erratum masking:E1).  E_1(mu, mu', s, s', rho) is
 ``lemma.relu_moment2``'s E[z z' 1{z, z' >= 0}], with E_1 on the diagonal r = r' read as
 E[z^2 1{z >= 0}] (``lemma.relu_moment1``, part "second").
 

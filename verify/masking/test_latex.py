@@ -1,20 +1,21 @@
-"""LaTeX witness: every statement of the catalogue exports a pasteable fragment, and every
-formula in it parses back to the catalogue's expression.
+"""LaTeX witness: every statement of the masking pack exports a pasteable fragment, and every
+formula in it parses back to the expression it was printed from.
 
 Round trip (in ``test_fragment_states_every_equation_with_reference``, the one LaTeX
-witness per statement): each relation ``lhs REL rhs`` and
-each definition ``symbol = value`` is read *from the exported fragment's text*, parsed with
-SymPy's LaTeX parser (``sympy.parsing.latex.parse_latex``, ANTLR backend) and proved equal to
-the catalogue's expression: ``expand`` or ``simplify`` of ``parsed - original`` is exactly 0
-(no numerical tolerance: every formula that parses back is proved equal symbolically).
+witness per statement): each relation ``lhs REL rhs``, each definition ``symbol = value`` and
+both sides of each typeset step SymPy checked (``lhs = rhs``, or an inequality) are read *from
+the exported fragment's text*, parsed with SymPy's LaTeX parser
+(``sympy.parsing.latex.parse_latex``, ANTLR backend) and proved equal to the catalogue's (or
+the derivation's) expression: ``expand`` or ``simplify`` of ``parsed - original`` is exactly 0,
+with no symbol the original lacks (no numerical tolerance).
 
 What the parser is told, and nothing more: the parser knows single (Greek) letters with
-subscripts; every other atom of the catalogue expression (``\\mathcal{E}``, ``\\hat\\sigma``,
-the opaque ``Tex`` notation such as ``\\|\\nabla_{w_r}\\mathcal{L}_{\\mathbf{C}}(W)\\|_2^2``)
-is replaced, as a whole token, by a fresh ``\\mathit{...}`` name before parsing, and mapped
-back after; parsed symbol and function names are mapped to the catalogue's by parsing each
-atom's own LaTeX (a clash fails the test).  The inside of a ``Tex`` atom is never parsed: it
-is notation the catalogue itself does not compute with.
+subscripts; every other atom of the expression (``\\mathcal{E}``, ``\\hat\\sigma``, the opaque
+``Tex`` notation such as ``\\|\\nabla_{w_r}\\mathcal{L}_{\\mathbf{C}}(W)\\|_2^2``) is replaced, as
+a whole token, by a fresh ``\\mathit{...}`` name before parsing, and mapped back after; parsed
+symbol and function names are mapped to the original's by parsing each atom's own LaTeX (a
+clash fails the test).  The inside of a ``Tex`` atom is never parsed: it is notation the
+catalogue itself does not compute with.
 
 Constructs that do not round-trip (``verify.latex_roundtrip.UNPARSEABLE``) are listed with the
 reason; each formula containing one is a strict xfail in ``tests/test_latex_export.py`` (a
@@ -26,15 +27,14 @@ import re
 
 import pytest
 
-from theory.masking.catalogue import CATALOGUE
 from theory.core.latex import export, fragment, fragment_name, latex_expr
-from theory.masking.paper import PAPER
 from theory.core.statement import Expectation
-from verify.latex_roundtrip import (ALLOWED_COMMANDS, IDS, balanced, unbreak, catalogue_formulas,
-                                    formulas_in_fragment, round_trip, round_trip_cases)
+from theory.masking.paper import PAPER
+from verify.latex_roundtrip import (ALLOWED_COMMANDS, balanced, formulas_in_fragment, ids, paper_formulas,
+                                    round_trip, round_trip_cases, unbreak)
 from verify.marks import per_statement
 
-_PARSEABLE, _ = round_trip_cases()
+_PARSEABLE, _ = round_trip_cases(PAPER)
 
 
 @pytest.fixture(scope="module")
@@ -45,27 +45,29 @@ def exported(tmp_path_factory):
 
 
 @pytest.mark.witness("latex")
-@pytest.mark.parametrize("sid", per_statement(IDS))
+@pytest.mark.parametrize("sid", per_statement(ids(PAPER)))
 def test_fragment_states_every_equation_with_reference(sid, exported, record):
-    """The exported fragment holds the reference, every part (labelled), only LaTeX/amsmath/
-    amssymb commands, and every formula without an UNPARSEABLE construct parses back, from the
-    file's text, to an expression equal to the catalogue's."""
-    st = CATALOGUE[sid]
+    """The exported fragment holds the reference, every part (labelled ``masking:<id>:<part>``),
+    only LaTeX/amsmath/amssymb commands, every typeset step of its derivations, and every
+    formula without an UNPARSEABLE construct parses back, from the file's text, to an
+    expression equal to the one it was printed from."""
+    st = PAPER.statement(sid)
     text = (exported / fragment_name(sid)).read_text()
     assert text == fragment(PAPER, sid)
     assert balanced(text), "unbalanced braces in the exported fragment"
     flat = unbreak(text)
-    assert st.id.replace("_", r"\_") in flat and st.ref.split(" ")[0] in flat
+    assert PAPER.qualify(st.id).replace("_", r"\_") in flat and st.ref.split(" ")[0] in flat
     for eq in st.equations:
-        assert f"\\label{{{sid}:{eq.label}}}" in flat
+        assert f"\\label{{masking:{sid}:{eq.label}}}" in flat
         if isinstance(eq.lhs, Expectation):  # definitions stay unevaluated
             assert r"\mathbb{E}" in latex_expr(eq.lhs)
-    assert set(formulas_in_fragment(text)) == set(catalogue_formulas(sid))
+    texts, originals = formulas_in_fragment(text), paper_formulas(PAPER, sid)
+    assert set(texts) == set(originals)
     used = set(re.findall(r"\\[a-zA-Z]+", text))
     assert used <= ALLOWED_COMMANDS, f"commands outside LaTeX/amsmath/amssymb: {sorted(used - ALLOWED_COMMANDS)}"
     # the round trip: every formula without an UNPARSEABLE construct, read from the file
-    texts, originals = formulas_in_fragment(text), catalogue_formulas(sid)
     how = {key: round_trip(texts[key], originals[key]) for s, key in _PARSEABLE if s == sid}
-    record(detail=f"{len(st.equations)} equations exported; {len(how)} formulas parsed back equal "
-                  f"({sum(v == 'simplify' for v in how.values())} by simplify), {len(originals) - len(how)} "
-                  f"with a listed unparseable construct")
+    steps = sum(isinstance(key[0], tuple) and key[0][0] == "step" for key in originals) // 2
+    record(detail=f"{len(st.equations)} equations and {steps} checked steps exported; {len(how)} formulas "
+                  f"parsed back equal ({sum(v == 'simplify' for v in how.values())} by simplify), "
+                  f"{len(originals) - len(how)} with a listed unparseable construct")

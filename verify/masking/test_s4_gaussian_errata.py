@@ -15,7 +15,7 @@ from numerics.core.tolerance import ZTest
 
 COVARIANCE_TYPO = ("paper, proof sketch of Theorem 4.2: 'Cov(z1, z2) = (w_r . x_i)^T (w_r' . x_i)' "
                    "omits the factor kappa^2; the covariance of c^T u and c^T v is kappa^2 u^T v "
-                   "(notes/errata.md, E1)")
+                   "(masking:E1)")
 
 
 @pytest.mark.statement("lemma.relu_moment2")

@@ -20,7 +20,7 @@ from theory.masking.functions import paper_psi
 #: the smallest counterexample to (4) we know: one neuron, one sample, d = 1, B_y = 3 sqrt(m) R_w
 E4_NET = ([[2.0]], [1.0], [[1.0]], [-6.0], 0.5)
 E4 = ("Theorem 4.2, eq. (4) fails: m = n = d = 1, w = 2, x = 1, y = -6, kappa = 1/2 give "
-      "|E| = 0.43352 > 0.40601 (notes/errata.md, E4)")
+      "|E| = 0.43352 > 0.40601 (masking:E4)")
 
 
 @pytest.mark.statement("thm.4.2")
@@ -48,7 +48,7 @@ def test_bound_4_counterexample_by_raw_masks(record):
     assert z <= test.z, f"sampled E exceeds (4) by {z:.1f} standard errors ({test})"
 
 
-PSI_RANGE = ("eq. (3) states psi in (0, 1/sqrt(2e)]; psi(0) = 0 (notes/errata.md, E5)")
+PSI_RANGE = ("eq. (3) states psi in (0, 1/sqrt(2e)]; psi(0) = 0 (masking:E5)")
 
 
 @pytest.mark.statement("def.4.1")
@@ -59,7 +59,7 @@ def test_psi_is_positive_as_printed():
 
 
 FIG_1B = ("Fig. 1(b)'s caption: sigma_hat matches E_c[sigma(w^T (x . c))] across the kappa shown; "
-          "the gap is s varphi(mu/s) (notes/errata.md, E6)")
+          "the gap is s varphi(mu/s) (masking:E6)")
 
 
 @pytest.mark.statement("rem.4.4")

@@ -56,7 +56,7 @@ def test_network_kernels_match_mpmath_definition(name, record):
 
 
 BOUND_4_SMALL_KAPPA = ("Theorem 4.2, eq. (4) fails also for small kappa, where E and the bound are "
-                       "exponentially small and only mpmath resolves them (notes/errata.md, E4)")
+                       "exponentially small and only mpmath resolves them (masking:E4)")
 
 
 @pytest.mark.statement("thm.4.2")

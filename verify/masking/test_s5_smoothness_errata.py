@@ -24,11 +24,11 @@ from theory.masking import smoothness as T
 from verify.marks import per_statement
 
 E9 = ("Assumption 5.1 (10) / Lemma 5.5: ||grad_{w_r} L_C||^2 <= C_1 (n/m) L_C for every mask fails for every finite "
-      "C_1; m = n = d = 1, w = x = a = 1, y = 0 needs 2 c^2 (notes/errata.md, E9)")
+      "C_1; m = n = d = 1, w = x = a = 1, y = 0 needs 2 c^2 (masking:E9)")
 E10 = ("Lemma D.21 as stated, ||grad_{w_r} L_C||^2 <= sqrt(n/m) L_C^{1/2}, fails: w = x = a = 1, y = 0, c = 1 gives "
-      "1 > 0.7071 (notes/errata.md, E10)")
+      "1 > 0.7071 (masking:E10)")
 E11 = ("D.21's proof: P(||c_i||_inf <= 1 + kappa sqrt(2 log(2d/delta)) for all i <= n) = P_1^n is below 1 - delta, "
-       "e.g. d = kappa = 1, delta = 1/2, n = 15: 0.4776 (notes/errata.md, E11)")
+       "e.g. d = kappa = 1, delta = 1/2, n = 15: 0.4776 (masking:E11)")
 
 ONE_NEURON = ([[1.0]], [1.0], [[1.0]], [0.0])
 

@@ -1,10 +1,11 @@
 """Symbolic witness: SymPy checks the catalogue's own right-hand sides -- the Gaussian-moment
-lemmas (``theory/derivations.py``), the network-level statements of Section 4
-(``theory/derivations_network.py``) and eq. (11) (``theory/derivations_ntk.py``).
+lemmas (``theory/masking/derivations_gaussian.py``), the network-level statements of Section 4
+(``derivations_network.py``) and eq. (11) (``derivations_ntk.py``).
 
-Each test asserts that the derivation is ``proved`` and that every step it checked reduced
-to exactly ``0`` (or a zero matrix) or to ``True``; the claim string, recorded as the
-test's detail, says exactly what was shown and what was cited.
+Each test asserts that the derivation is ``proved`` and that every step it checked (``lhs = rhs``
+or an inequality, ``theory.core.derivation.Step``) reduced to exactly ``0`` (or a zero matrix)
+or to ``True``; the claim string, recorded as the test's detail, says exactly what was shown
+and what was cited.
 """
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def _check(result: D.Derivation, statement_id: str, part: str, record) -> None:
     record(detail=result.claim)
     assert (result.statement_id, result.part) == (statement_id, part)
     assert result.steps, "a derivation with no steps proves nothing"
-    bad = [f"{desc}: residual {sp.sstr(e)[:300]}" for desc, e in result.steps if not _identically_zero(e)]
+    bad = [f"{step.caption}: residual {sp.sstr(step.reduced)[:300]}" for step in result.steps
+           if not _identically_zero(step.reduced)]
     assert not bad, "steps not reduced to 0/True:\n" + "\n".join(bad)
     assert result.proved, result.report()
 
