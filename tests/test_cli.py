@@ -15,7 +15,7 @@ BAD = [
     ("check", ["check", "--paper", "no-such-paper"]),
     ("check", ["check", "--paper", "masking", "-k", "no_test_is_called_this", "--no-progress", "-n", "1"]),
     ("check", ["check", "--workers", "0"]),
-    ("figures", ["figures", "--paper", "masking", "--out", "{tmp}", "--only", "fig9"]),
+    ("figures", ["figures", "--paper", "masking", "--out", "{tmp}", "--only", "no-such-figure"]),
     ("figures", ["figures", "--paper", "no-such-paper", "--out", "{tmp}"]),
     ("figures", ["figures", "--paper", "masking"]),
     ("fuzz", ["fuzz", "masking:no-such-campaign"]),
@@ -32,6 +32,8 @@ BAD = [
     ("train", ["train", "--kappa", "-1"]),
     ("train", ["train", "--lr", "0"]),
     ("train", ["train", "--workers", "-2"]),
+    ("privacy", ["privacy", "accuracy", "--data", "{tmp}/no-cifar-here", "--out", "{tmp}"]),
+    ("privacy", ["privacy", "--kappa", "-1", "--out", "{tmp}"]),
     (None, ["no-such-command"]),
 ]
 
@@ -63,6 +65,6 @@ def test_papers_json_lists_the_masking_pack():
     masking = rows["masking"]
     assert masking["title"].startswith("Convergence Analysis of Two-Layer Neural Networks")
     assert masking["reference"] == "arXiv 2602.17423 v1"
-    assert masking["statements"] == 19
+    assert masking["statements"] == 25  # 19 of Sections 4-5 and App. D, 6 empirical of Section 6
     assert masking["findings"] == 11
     assert "masking:thm.4.2" in masking["campaigns"]
