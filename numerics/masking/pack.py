@@ -1,7 +1,8 @@
 """The masking pack's record (``PACK``, registered under ``maskverify.papers`` as ``masking``):
 the paper, its witnesses (``verify/masking/``), its errata data (``notes/masking/errata.toml``),
-its fuzz campaigns, its figures (Figs. 1(a), 1(b), 2, 3(a), 3(b)), the experiments' settings
-and the subcommands it adds (``maskverify bounds``, ``maskverify train``)."""
+its fuzz campaigns, its figures (Figs. 1(a), 1(b), 2, 3(a), 3(b), and Section 6's Figs. 4, 5, 6-7,
+9, 10), the experiments' settings and the subcommands it adds (``maskverify bounds``,
+``maskverify train``, ``maskverify privacy``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,6 +11,7 @@ from numerics.core.pack import Command, Figure, PaperPack
 from theory.masking.paper import PAPER
 
 from . import bounds, campaigns, train_cmd
+from .privacy import cli as privacy_cli
 from .fedavg import FIG3B
 from .training import Config
 
@@ -80,7 +82,8 @@ PACK = PaperPack(
     verify_dir=ROOT / "verify" / "masking",
     errata=ROOT / "notes" / "masking" / "errata.toml",
     campaigns=tuple(campaigns.CAMPAIGNS.values()),
-    figures=FIGURES,
+    figures=FIGURES + privacy_cli.FIGURES,
     experiments=(("fig3a", Config()), ("fig3b", FIG3B)),
-    commands=(Command("bounds", bounds.add_subcommand), Command("train", train_cmd.add_subcommand)),
+    commands=(Command("bounds", bounds.add_subcommand), Command("train", train_cmd.add_subcommand),
+              Command("privacy", privacy_cli.add_subcommand)),
 )

@@ -17,6 +17,9 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Section 5: convergence",
      ("asm.5.1.10", "eq.11", "thm.5.2", "cor.5.3", "cor.5.4", "lemma.5.5", "thm.5.6")),
     ("Appendix D: the smoothness lemmas", ("lemma.D.21", "lemma.D.21.proof", "lemma.D.22")),
+    ("Section 6: experiments (empirical claims, decided by tests over seeds)",
+     ("emp.fig4.mlp_small_kappa", "emp.fig4.cnn_baseline", "emp.fig4.falls", "emp.fig5.auc", "emp.fig6_7",
+      "emp.fig10")),
 )
 
 #: (symbol in LaTeX, meaning in LaTeX) for the master document's notation table.
