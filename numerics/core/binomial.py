@@ -14,7 +14,16 @@ For X ~ Binomial(n, p):
   differences of its huge parameters below float64 resolution (scipy's value at n ~ 3e16 is off
   by orders of magnitude);
 - ``chernoff_lower(k, n, p)`` = exp(-n KL(k/n || p)) for k <= n p, the Chernoff-Hoeffding bound
-  (Hoeffding 1963, eq. (2.1)) that high-probability lemmas usually invoke.
+  (Hoeffding 1963, eq. (2.1)) that high-probability lemmas usually invoke;
+- ``binomial_sf(k, n, p, dps)`` = P(X > k) in mpmath for any n up to ~1e15, summed in the tail
+  away from the mode (below), with the precision ladder.
+
+``binomial_sf``: with j0 = floor(k) + 1 and the mode M = floor((n + 1) p), P(X > k) is the upward
+sum of the pmf from j0 when j0 > M, and 1 minus the downward sum below j0 otherwise, so every
+sum is of terms decaying at least geometrically away from its start and only a small sum is ever
+subtracted from 1; pmf(j0) = exp(log C(n, j0) + j0 log p + (n - j0) log(1 - p)) by
+``mpmath.loggamma``, the others by the ratio pmf(j + 1)/pmf(j) = (n - j) p / ((j + 1)(1 - p)); a
+sum stops when a term is below 10^-(dps + 5) of it.
 
 k < 0 gives 0 and k >= n gives 1.  Bad input raises ValueError.
 """
@@ -26,7 +35,9 @@ import mpmath as mp
 import numpy as np
 import scipy.special as sc
 
-__all__ = ["chernoff_lower", "lower_tail", "lower_tail_bracket", "lower_tail_sum"]
+from .reference import GUARD_DPS, ladder
+
+__all__ = ["binomial_sf", "chernoff_lower", "lower_tail", "lower_tail_bracket", "lower_tail_sum"]
 
 
 def _check(k, n, p):
@@ -97,3 +108,51 @@ def lower_tail_bracket(k, n, p) -> tuple[float, float]:
     centre = float(sc.ndtr((k - n * p) / s))
     width = BERRY_ESSEEN * (p * p + q * q) / s
     return max(0.0, centre - width), min(1.0, centre + width)
+
+
+def _logpmf(j, m, p):
+    return (mp.loggamma(m + 1) - mp.loggamma(j + 1) - mp.loggamma(m - j + 1)
+            + j * mp.log(p) + (m - j) * mp.log1p(-p))
+
+
+def _sf(j0, m, p, *, dps):
+    with mp.workdps(dps + GUARD_DPS):
+        p = mp.mpf(p)
+        stop = mp.mpf(10) ** -(dps + 5)
+        ratio = p / (1 - p)
+        if j0 > math.floor((m + 1) * p):
+            term, total, j = mp.exp(_logpmf(j0, m, p)), mp.mpf(0), j0
+            while j <= m:
+                total += term
+                if term <= stop * total:
+                    break
+                term *= (m - j) * ratio / (j + 1)
+                j += 1
+            return total
+        j = j0 - 1
+        term, total = mp.exp(_logpmf(j, m, p)), mp.mpf(0)
+        while j >= 0:
+            total += term
+            if term <= stop * total:
+                break
+            term *= j / ((m - j + 1) * ratio)
+            j -= 1
+        return 1 - total
+
+
+def binomial_sf(k, m: int, p, *, dps: int = 30):
+    """P(X > k) for X ~ Binomial(m, p); ``k`` any real (the event is X >= floor(k) + 1)."""
+    if int(m) != m or m < 1:
+        raise ValueError(f"m must be an integer >= 1, got {m!r}")
+    with mp.workdps(dps + GUARD_DPS):
+        p = mp.mpf(p)
+        if not 0 <= p <= 1:
+            raise ValueError(f"p must lie in [0, 1], got {p}")
+        j0 = int(mp.floor(mp.mpf(k))) + 1
+    if j0 <= 0:
+        return mp.mpf(1)
+    if j0 > m or p == 0:
+        return mp.mpf(0)
+    if p == 1:
+        return mp.mpf(1)
+    return ladder(_sf, j0, int(m), p, dps=dps)

@@ -1,0 +1,114 @@
+"""Experiment 1 (Section 4.1, Appendix I.1; Figs. 1 and 5): a shallow tanh network (1) fitted to
+random labels by full-batch gradient descent (9).
+
+Data: x_a ~ N(0, I_d), y_a ~ U[-1/2, 1/2] independently; c_i Rademacher (c_hat = 1), W^0 ~ N(0, 1);
+GD (9) with step delta, which moves the pre-activations at the data by exactly delta times the
+velocity of (11) with G = G^(0) = X X^T / d (``numerics.meanfield.dynamics``: m n^2 per step,
+memory m n).  The paper: d = 20, n in {20, 40, ...}, m = 8192 (Fig. 5: 4096), delta = 1, 50,000
+steps, 5 seeds; the defaults here are a small CPU run (m = 512, 2,000 steps, 3 seeds).  Output:
+the training loss per recorded step, per n (mean and range over seeds), as JSON and a PNG.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from numerics.core.cliargs import UsageError, count, real
+from theory.core.io import atomic_write, write_json
+
+from . import dynamics as dy
+from .kernels import gram_shallow
+
+
+@dataclass(frozen=True)
+class Config:
+    d: int = 20
+    ns: tuple[int, ...] = (10, 20, 40)
+    m: int = 512
+    steps: int = 2000
+    delta: float = 1.0
+    seeds: int = 3
+    every: int = 20
+
+
+def run(cfg: Config, progress=None) -> dict:
+    """Losses of GD (9) per n and seed: {"config", "steps", "runs": {n: [[loss per record] per seed]}}."""
+    runs = {}
+    for n in cfg.ns:
+        per_seed = []
+        for seed in range(cfg.seeds):
+            rng = np.random.default_rng([seed, n])
+            X = rng.standard_normal((n, cfg.d))
+            y = rng.uniform(-0.5, 0.5, n)
+            p = dy.make_problem(gram_shallow(X), y, cfg.m, 1.0, "tanh", seed=seed)
+            per_seed.append(dy.gradient_descent(p, cfg.delta, cfg.steps, every=cfg.every))
+            if progress:
+                progress(n, seed)
+        runs[str(n)] = per_seed
+    return {"config": asdict(cfg), "steps": list(range(0, cfg.steps + 1, cfg.every)), "runs": runs}
+
+
+def plot(result: dict, path: Path) -> Path:
+    """Fig. 1: training loss against GD steps, one curve per n (mean over seeds, band min-max)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5, 3.8))
+    ax = fig.add_subplot()
+    steps = np.array(result["steps"])
+    for n, curves in result["runs"].items():
+        c = np.array(curves)
+        line, = ax.semilogy(steps, c.mean(0), label=f"n = {n}")
+        ax.fill_between(steps, c.min(0), c.max(0), color=line.get_color(), alpha=0.2)
+    cfg = result["config"]
+    ax.set_xlabel("GD steps")
+    ax.set_ylabel("training loss (6)")
+    ax.set_title(f"Exp. 1: tanh, d = {cfg['d']}, m = {cfg['m']}, delta = {cfg['delta']:g}, {cfg['seeds']} seeds",
+                 fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    return atomic_write(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120))
+
+
+def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> list[Path]:
+    """The report's figure: ``quick`` is a 300-step run at m = 256."""
+    cfg = Config(m=256, steps=300, seeds=2, every=10) if quick else Config()
+    result = run(cfg)
+    out_dir = Path(out_dir)
+    return [plot(result, out_dir / "exp1.png"), write_json(out_dir / "exp1.json", result)]
+
+
+def _main(args) -> int:
+    out = Path(args.out)
+    if not out.is_dir():
+        raise UsageError(f"--out {out} is not a directory")
+    cfg = Config(d=args.d, ns=tuple(args.n), m=args.m, steps=args.steps, delta=args.delta, seeds=args.seeds,
+                 every=args.every)
+    if cfg.steps % cfg.every:
+        raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
+    result = run(cfg)
+    write_json(out / "exp1.json", result)
+    plot(result, out / "exp1.png")
+    for n, curves in result["runs"].items():
+        final = np.array(curves)[:, -1]
+        print(f"n = {n}: final training loss {final.mean():.3e} (min {final.min():.3e}, max {final.max():.3e})")
+    return 0
+
+
+def add_subcommand(sub) -> argparse.ArgumentParser:
+    """Register ``maskverify meanfield-train`` (Experiment 1)."""
+    d = Config()
+    p = sub.add_parser("meanfield-train", help="Exp. 1 of the meanfield paper: shallow tanh net on random labels",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("--d", type=count(1), default=d.d, help=f"input dimension (default {d.d})")
+    p.add_argument("--n", type=count(1), nargs="+", default=list(d.ns), help="training-set sizes")
+    p.add_argument("--m", type=count(1), default=d.m, help=f"width (default {d.m}; the paper 8192)")
+    p.add_argument("--steps", type=count(1), default=d.steps, help=f"GD steps (default {d.steps}; the paper 50000)")
+    p.add_argument("--delta", type=real(0.0, open_lo=True), default=d.delta, help="GD step size delta of (9)")
+    p.add_argument("--seeds", type=count(1), default=d.seeds, help=f"seeds per n (default {d.seeds}; the paper 5)")
+    p.add_argument("--every", type=count(1), default=d.every, help="record the loss every this many steps")
+    p.add_argument("--out", default=".", help="directory for exp1.json and exp1.png")
+    p.set_defaults(func=_main)
+    return p

@@ -1,0 +1,39 @@
+"""The meanfield paper as a ``Paper`` record: identity, statements in paper order, derivation and
+refutation registries, LaTeX layout."""
+from __future__ import annotations
+
+from theory.core.pack import LatexMeta, Paper
+
+from . import derivations
+from .dynamics import EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, LEMMA3, LEMMA3_PROOF
+from .kernels import EQ23, EQ23_PRIME
+
+STATEMENTS = (EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, EQ23, EQ23_PRIME, LEMMA3, LEMMA3_PROOF)
+
+SECTIONS = (
+    ("Section 2.2: training with gradient flow", ("eq.11", "eq.14")),
+    ("Section 3.1: models with a fixed embedding", ("eq.16", "lemma.1", "lemma.1.proof")),
+    ("Section 3.2: the P-3L network's limiting Gram matrix", ("eq.23", "eq.23.prime")),
+    ("Appendix E: the initialisation lemmas", ("lemma.3", "lemma.3.proof")),
+)
+
+NOTATION = (
+    (r"$f(x)=\frac1m\sum_i c_i\sigma(h_i(x))$", r"the model (2); $h_i(x)=\frac{1}{\sqrt D}\sum_j W_{ij}\phi_j(x)$ (3)"),
+    (r"$c_i=\pm\hat c$", r"fixed second-layer weights (Assumption 1)"),
+    (r"$\mathcal{L}=\frac12\sum_a(f(x_a)-y_a)^2$", r"the training loss (6), a sum; $r_a=f(x_a)-y_a$"),
+    (r"$G$, $\lambda_1$, $\lambda_2$", r"the Gram matrix (12) and its extreme eigenvalues $\lambda_{\min}(G)$, $\lambda_{\max}(G)$"),
+    (r"$I=(I_l,I_r)$, $K_{\sigma'}$", r"the active interval of Assumption 2 and $\inf_I|\sigma'|$"),
+    (r"$\eta^t$, $\tilde\eta^0$", r"the smallest fraction of neurons with $h_i^t(x_a)\in I$, and at $t=0$ in the middle third of $I$ (18)"),
+    (r"$a$, $b$, $\theta$", r"$\|x_a\|/\sqrt d$, $\|x_b\|/\sqrt d$ and the angle between $x_a$ and $x_b$ (eq. (23))"),
+)
+
+PAPER = Paper(
+    id="meanfield",
+    title="On Feature Learning in Neural Networks with Global Convergence Guarantees",
+    authors=("Z. Chen", "E. Vanden-Eijnden", "J. Bruna"),
+    reference="ICLR 2022 (seed text 004)",
+    statements=STATEMENTS,
+    derivations=(derivations.DERIVATIONS,),
+    refutations=(derivations.REFUTATIONS,),
+    latex=LatexMeta(sections=SECTIONS, notation=NOTATION),
+)

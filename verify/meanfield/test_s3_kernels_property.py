@@ -1,0 +1,42 @@
+"""Hypothesis over data (scales 1e-3 .. 1e3, d = 1 .. 6, nearly parallel pairs) and activations:
+Gbar^(1) and the derivative kernel are symmetric, positive semi-definite Gram matrices obeying
+Cauchy-Schwarz, and the homogeneous kernels scale exactly (relu, abs, leaky: degree 2 in the
+norms; their step kernels: degree 0)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, target
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from numerics.core.tolerance import EPS, Tol
+from numerics.meanfield import gram_bar, gram_bar_prime
+
+ACTS = ("relu", "abs", "leaky_relu:0.3", "erf")
+HOM_TOL = Tol(rtol=256 * EPS, why="a few roundings on each side, and X / 10^s rounds each entry")
+PSD_TOL = Tol(rtol=64 * EPS, why="eigenvalues of a float64 PSD matrix: rounding of O(eps |G|) each")
+rows = st.integers(1, 6).flatmap(lambda d: arrays(np.float64, st.tuples(st.integers(1, 5), st.just(d)),
+                                                  elements=st.floats(-1, 1, allow_subnormal=False)))
+
+
+@pytest.mark.statement("eq.23")
+@pytest.mark.witness("property")
+@given(X=rows, log_scale=st.floats(-3, 3), act=st.sampled_from(ACTS), derivative=st.booleans(),
+       tilt=st.floats(0, 1e-6))
+def test_gram_is_psd_and_cauchy_schwarz(X, log_scale, act, derivative, tilt):
+    X = 10.0**log_scale * np.vstack([X, X[:1] * (1 + tilt) + tilt])      # a nearly parallel extra row
+    G = (gram_bar_prime if derivative else gram_bar)(X, act)
+    assert np.array_equal(G, G.T) and np.isfinite(G).all()
+    scale = max(np.abs(G).max(), 1e-300)
+    ev = np.linalg.eigvalsh(G)
+    target(float(-ev[0] / scale))
+    assert ev[0] >= -len(G) * PSD_TOL.bound(scale), f"lambda_min = {ev[0]} ({PSD_TOL})"
+    diag = np.sqrt(np.clip(np.diag(G), 0, None))
+    assert (np.abs(G) <= np.outer(diag, diag) * (1 + 64 * EPS) + 64 * EPS * scale).all()
+    if act != "erf":
+        # homogeneity: relu, abs, leaky are degree 1, so Gbar scales like |x|^2 and the steps like 1
+        base = (gram_bar_prime if derivative else gram_bar)(X / 10.0**log_scale, act)
+        power = 0 if derivative else 2
+        assert np.allclose(G, 10.0 ** (power * log_scale) * base, rtol=HOM_TOL.rtol,
+                           atol=HOM_TOL.rtol * scale), f"not homogeneous ({HOM_TOL})"
