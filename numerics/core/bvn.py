@@ -569,7 +569,9 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
         wm = torch.asinh(torch.minimum(vc, V) / am)
         lo = torch.maximum(wlo, wm - _WIN)
         hi = torch.minimum(whi, wm + _WIN)
-        vhi = torch.where(hi < whi, am * torch.sinh(torch.clamp(hi, max=700.0)), V)
+        cut = hi < whi
+        vhi = torch.where(cut, am * torch.sinh(torch.clamp(hi, max=700.0)), V)
+        v_end, dc_end = vhi, (vhi - vs) * (vhi + vs)
         wc = torch.asinh(Hinv / am)
         lin = Ha * alpha >= _LIN_A
         lin_lo, lin_hi = vs, V
@@ -583,7 +585,9 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
         wm = torch.asinh(torch.sqrt((vm - vs) * (vm + vs)) / vs)
         lo = torch.clamp(wm - _WIN, min=0.0)
         hi = torch.minimum(W2, wm + _WIN)
-        vhi = torch.where(hi < W2, vs * torch.sinh(torch.clamp(hi, max=700.0)), Vp)
+        cut = hi < W2
+        vhi = torch.where(cut, vs * torch.sinh(torch.clamp(hi, max=700.0)), Vp)
+        v_end, dc_end = torch.hypot(vs, vhi), vhi * vhi
         wc = torch.asinh(Hinv / vs)
         lin = Ha * vs >= _LIN_A
         lin_lo, lin_hi = torch.zeros_like(vs), Vp
@@ -634,6 +638,11 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
             sel = torch.nonzero(b > a).squeeze(-1)
             if sel.numel():
                 panel_w(gl[sel], a[sel], b[sel], _N_A2)
+    if "N1" in want:
+        # |h| > 0, not hpos: for |h| < 1e-154 the cut-off sees |h|^2 = 0, the tail does not
+        gi = torch.nonzero(cut & pcg["to_one"] & (Ha > 0)).squeeze(-1)
+        if gi.numel():
+            _accumulate(out, idx[gi], _n1_far_tail(_subset(pcg, gi), v_end[gi], dc_end[gi]))
     uB = Ha * (hiB - loB)  # length of panel B in units of u = |h| v
     lower = -1.0
     for bound, nB in ((1.0, _N_B1), (3.0, _N_B2), (math.inf, _N_B)):
@@ -652,6 +661,26 @@ def _general_pieces(pc, idx, mode2, Hinv, Lh, want, out, dev, dt):
             vB, dvdB, dcB = z, torch.ones_like(z), (z - vsb) * (z + vsb)
         part = _eval_nodes(_subset(pcg, bi), vB, dvdB, dcB, c(halfb) * wb, want)
         _accumulate(out, idx[bi], part)
+
+
+def _n1_far_tail(pc, v_end, dc_end):
+    """The part v > v_end of the N1 integral of pieces that run to r = +-1 and were cut by the
+    w-window (|h| < ~1e-16), which the window would drop.
+
+    There the N1 integrand is |h| f(v) exp(-|h|^2 (v^2 - v_s^2)) dv with f -> f_inf + O(1/v^2):
+    unlike P and M (~1/v^2) it does not decay, and its mass sits at the Gaussian scale
+    v ~ 1/|h| (r within ~h^2 of -+1, where b1 changes sign), far beyond the window (v_end
+    ~ 1e16).  With f constant to O(1/v_end^2) beyond v_end the tail is
+    |h| f(v_end) int_{v_end}^inf exp(-|h|^2 (v^2 - v_s^2)) dv
+    = f(v_end) (sqrt(pi)/2) erfcx(|h| v_end) exp(-|h|^2 (v_end^2 - v_s^2)),
+    f evaluated with |h| = 1 in the weight (no 1/|h| overflows for tiny |h|).
+    """
+    unit = dict(pc, Ha=torch.ones_like(pc["Ha"]))
+    v = v_end[:, None]
+    one = torch.ones_like(v)
+    f = _eval_nodes(unit, v, one, dc_end[:, None], one, ("N1",), with_exp=False)["N1"]
+    Ha = pc["Ha"]
+    return {"N1": f * (0.5 * math.sqrt(math.pi)) * torch.special.erfcx(Ha * v_end) * torch.exp(-(Ha * Ha) * dc_end)}
 
 
 def _core(a1, a2, rho, want, q=None):

@@ -88,10 +88,19 @@ def relu_moment1(mu, s):
     mu > 0; at s = 0 it is ReLU(mu) exactly.
     """
     (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
-    a = _standardise(mu, s)
+    return back(check_finite_result("relu_moment1", _relu1(mu, s, _standardise(mu, s))))
+
+
+def _relu1(mu, s, a):
+    """relu_moment1 at a = _standardise(mu, s), with the rounding of a corrected (g1' = Phi)."""
     delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
-    out = torch.where(s > 0, s * (_g1(a) + normal.cdf(_finite(a)) * delta), torch.clamp(mu, min=0.0))
-    return back(check_finite_result("relu_moment1", out))
+    return torch.where(s > 0, s * (_g1(a) + normal.cdf(_finite(a)) * delta), torch.clamp(mu, min=0.0))
+
+
+def _cdf_corrected(a, mu, s):
+    """Phi(a) at a = _standardise(mu, s), with the rounding of a corrected (Phi' = varphi)."""
+    fa = _finite(a)
+    return normal.cdf(fa) + normal.pdf(fa) * _rounding(a, mu, s)
 
 
 def relu_square_moment(mu, s):
@@ -167,14 +176,46 @@ def _orthant(mu1, mu2, s1, s2, rho):
     first = (c1 - c2) + (d1 - d2) <= 0
     P_kink = torch.where(first, normal.cdf(c1) + normal.pdf(c1) * d1, normal.cdf(c2) + normal.pdf(c2) * d2)
     P_corr = torch.where((q == 0) & (rho > 0), P_kink, P_corr)
-    return a1, a2, P_corr, N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
+    N1_corr, M_corr = N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
+    # rho = -1: the moments are integrals over -a2 <= y <= a1, of width w = a1 + a2, and vanish
+    # like w, w^2, w^3; where w is not large against the roundings d_i the linear corrections
+    # fail (a width of 8e-16 at a1 = 10 gave relu_moment2 = -6.5e-57 for the true 7.4e-72)
+    anti = (q == 0) & (rho < 0)
+    if bool(anti.any()):
+        P_a, N1_a, M_a = _narrow_interval(c1, c2, d1, d2)
+        narrow = anti & ((c1 + c2) + (d1 + d2) <= 1.0 / (1.0 + c2.abs()))
+        P_corr, N1_corr, M_corr = (torch.where(narrow, x, y) for x, y in
+                                   ((P_a, P_corr), (N1_a, N1_corr), (M_a, M_corr)))
+    return a1, a2, P_corr, N1_corr, M_corr
+
+
+def _narrow_interval(c1, c2, d1, d2):
+    """P, N1, M at rho = -1 for a narrow interval: Y1 in [A, B] with A = -(c2 + d2),
+    B = c1 + d1 (the d_i the roundings of a_i, ``_rounding``), width w = (c1 + c2) + (d1 + d2)
+    (exact where it is small: c1 + c2 then cancels exactly).  With y = A + t,
+    int_A^B (B - y)^m (y - A)^n varphi(y) dy = varphi(-c2) w^(m+n+1) int_0^1 (1 - x)^m x^n
+    exp(c2 t - t^2/2) dx, t = w x - d2: a 12-node Gauss-Legendre rule, exact to rounding for
+    w (1 + |c2|) <= 1.  w <= 0 (the interval is empty): all three vanish.
+    """
+    xg, wg = normal.gauss_legendre(12, c1.device, c1.dtype)
+    x, om = 0.5 * (1.0 + xg), 0.5 * wg
+    w = torch.clamp((c1 + c2) + (d1 + d2), min=0.0)[..., None]
+    t = w * x - d2[..., None]
+    f = om * torch.exp(c2[..., None] * t - 0.5 * t * t) * normal.pdf(-c2)[..., None]
+    return (w[..., 0] * f.sum(-1), w[..., 0] ** 2 * (f * (1.0 - x)).sum(-1),
+            w[..., 0] ** 3 * (f * (1.0 - x) * x).sum(-1))
 
 
 def orthant_prob(mu1, mu2, s1, s2, rho):
     """P(z1 >= 0, z2 >= 0) = Phi_2(mu1/s1, mu2/s2; rho) (exact for s_i = 0: a_i = +-inf)."""
     (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
     a1, a2, P, _, _ = _orthant(mu1, mu2, s1, s2, rho)
-    out = torch.where((a1 > _INACTIVE) | (a2 > _INACTIVE), bvn.bvn_cdf(a1, a2, rho), P)
+    # one constraint inactive: Phi_2 = Phi(a) of the other to 1e-315, with the rounding of that
+    # a corrected as everywhere else (without it: a^2 eps ~ 1.4e-13 at a = -36)
+    second = a2 <= _INACTIVE
+    a, mu, sd = (torch.where(second, x, y) for x, y in ((a2, a1), (mu2, mu1), (s2, s1)))
+    corr = torch.where(a <= _INACTIVE, normal.pdf(_finite(a)) * _rounding(a, mu, sd), torch.zeros_like(a))
+    out = torch.where((a1 > _INACTIVE) | (a2 > _INACTIVE), bvn.bvn_cdf(a1, a2, rho) + corr, P)
     return back(check_finite_result("orthant_prob", out))
 
 
@@ -189,8 +230,9 @@ def _orthant_first(mu1, mu2, s1, s2, rho):
     a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho)
     f2 = _finite(a2)
     free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
-    only2 = mu1 * normal.cdf(f2) + rho * s1 * normal.pdf(f2)
-    only1 = torch.where(s1 > 0, s1 * _g1(a1), torch.clamp(mu1, min=0.0))
+    # with the rounding of the active a corrected (Phi' = varphi, varphi' = -a varphi)
+    only2 = mu1 * _cdf_corrected(a2, mu2, s2) + rho * s1 * normal.pdf(f2) * (1 - f2 * _rounding(a2, mu2, s2))
+    only1 = _relu1(mu1, s1, a1)
     out = torch.where(free1, only2, s1 * N1)
     out = torch.where(free2, only1, out)
     out = torch.where(free1 & free2, mu1, out)
@@ -214,12 +256,10 @@ def relu_moment2(mu1, mu2, s1, s2, rho):
     """
     (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
     a1, a2, _, _, M = _orthant(mu1, mu2, s1, s2, rho)
-    f1, f2 = _finite(a1), _finite(a2)
     free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
-    relu1 = torch.where(s1 > 0, s1 * _g1(a1), torch.clamp(mu1, min=0.0))
-    relu2 = torch.where(s2 > 0, s2 * _g1(a2), torch.clamp(mu2, min=0.0))
-    only2 = mu1 * relu2 + rho * s1 * s2 * normal.cdf(f2)
-    only1 = mu2 * relu1 + rho * s1 * s2 * normal.cdf(f1)
+    # the free branches keep the rounding correction of the active a (as relu_moment1 does)
+    only2 = mu1 * _relu1(mu2, s2, a2) + rho * s1 * s2 * _cdf_corrected(a2, mu2, s2)
+    only1 = mu2 * _relu1(mu1, s1, a1) + rho * s1 * s2 * _cdf_corrected(a1, mu1, s1)
     out = torch.where(free1, only2, s1 * s2 * M)
     out = torch.where(free2 & ~free1, only1, out)
     out = torch.where(free1 & free2, mu1 * mu2 + rho * s1 * s2, out)
@@ -257,15 +297,17 @@ def mask_moment1(u, kappa):
     """E[c 1{c^T u >= 0}] = Phi(a) 1 + kappa varphi(a) u_hat, c ~ N(1, kappa^2 I_d).
 
     a = 1^T u / (kappa ||u||), u_hat = u/||u|| (Stein's identity on c = 1 + kappa g:
-    E[g 1{z >= 0}] = kappa u varphi(a)/s with s = kappa ||u||).  Degenerate cases are exact:
+    E[g 1{z >= 0}] = kappa u varphi(a)/s with s = kappa ||u||).  Evaluated as
+    kappa g1(a) u_hat + Phi(a) w, w = 1 - (1^T u_hat) u_hat (``_half_space``): along u_hat the
+    display cancels like a^2 in the lower tail.  Degenerate cases are exact:
     u = 0 or kappa = 0 give 1{1^T u >= 0} 1.
     """
     (u,), kappa, back = _mask_args({"u": (u, REAL), "kappa": (kappa, NONNEG)})
     uh, nu = _unit(u)
     a = _standardise(uh.sum(-1), kappa)
-    af = _finite(a)
     ones = torch.ones_like(u)
-    out = normal.cdf(a)[..., None] * ones + (kappa * normal.pdf(af))[..., None] * uh
+    P, g1k, w = _along(uh, kappa, a)[:3]
+    out = g1k[..., None] * uh + P[..., None] * w
     degenerate = (nu == 0) | (kappa == 0)
     step = ((u.sum(-1) >= 0) | (nu == 0)).to(u.dtype)[..., None] * ones
     out = torch.where(degenerate[..., None], step, out)
@@ -276,16 +318,39 @@ def _outer(x, y):
     return x[..., :, None] * y[..., None, :]
 
 
+def _along(uh, kappa, a):
+    """Phi(a), kappa g1(a), w = 1 - (1^T u) u and kappa^2 g2(a) for a unit u, a = 1^T u / kappa
+    (kappa > 0; a may be +-inf): the moments of Z = c^T u = kappa (X + a) on {Z >= 0}, see
+    ``_half_space``."""
+    s = uh.sum(-1)
+    P = normal.cdf(a)
+    neg = torch.clamp(_finite(a), max=0.0)
+    p = normal.pdf(_finite(a))
+    pos = a > 0
+    g1k = torch.where(pos, s * P + kappa * p, kappa * normal.partial_moment1(neg))
+    g2k = torch.where(pos, (s * s + kappa * kappa) * P + s * kappa * p, kappa**2 * normal.partial_moment2(neg))
+    return P, g1k, 1.0 - s[..., None] * uh, g2k
+
+
 def _half_space(uh, kappa, a):
-    """E[c c^T 1{c^T u >= 0}] = Phi(a) 1 1^T + kappa varphi(a)(1 u^T + u 1^T) + kappa^2 (Phi(a) I - a varphi(a) u u^T)."""
-    af = _finite(a)
-    P, p = normal.cdf(a), normal.pdf(af)
-    ones = torch.ones_like(uh)
+    """E[c c^T 1{c^T u >= 0}] = Phi(a) 1 1^T + kappa varphi(a)(1 u^T + u 1^T) + kappa^2 (Phi(a) I - a varphi(a) u u^T)
+    for a unit u and a = 1^T u / kappa, evaluated without the cancellation of that display.
+
+    With c = 1 + kappa g, X = u^T g, Z = c^T u = kappa (X + a) (>= 0 on the event) and
+    w = 1 - (1^T u) u (the part of 1 orthogonal to u), c = Z u + w + kappa g_perp with g_perp
+    independent of X, so
+      E[c c^T 1] = kappa^2 g2(a) u u^T + kappa g1(a) (u w^T + w u^T) + Phi(a) (w w^T + kappa^2 (I - u u^T)),
+    g1(a) = E[(a + X)_+], g2(a) = E[(a + X)_+^2] (``normal.partial_moment1/2``, tail-stable for
+    a <= 0; for a > 0 kappa g1 = s Phi + kappa varphi and kappa^2 g2 = (s^2 + kappa^2) Phi + s kappa varphi,
+    s = 1^T u, all terms positive and free of overflow).  The display, expanded along u, cancels
+    like a^4: a 1 x 1 moment at a = -34.7 came out with relative error 2.5e-10.
+    """
+    P, g1k, w, g2k = _along(uh, kappa, a)
     eye = torch.eye(uh.shape[-1], dtype=uh.dtype, device=uh.device)
-    k = kappa[..., None, None]
-    sym = _outer(ones, uh) + _outer(uh, ones)
-    return (P[..., None, None] * _outer(ones, ones) + k * p[..., None, None] * sym
-            + k**2 * (P[..., None, None] * eye - (af * p)[..., None, None] * _outer(uh, uh)))
+    c = lambda x: x[..., None, None]  # noqa: E731 - broadcast a batch scalar over (d, d)
+    uu = _outer(uh, uh)
+    return (c(g2k) * uu + c(g1k) * (_outer(uh, w) + _outer(w, uh))
+            + c(P) * (_outer(w, w) + c(kappa**2) * (eye - uu)))
 
 
 def _plane(u, v):

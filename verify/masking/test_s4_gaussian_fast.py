@@ -144,6 +144,15 @@ RELU2_POINTS = [
     # rho = 1 with a1 = a2 up to rounding, deep in the tail (a Hypothesis find: the tie in
     # the derivative of Phi(min(a1, a2)) was once double-counted)
     (-43652.246904505075, -43652.246904505075 / 1877.5159958926915, 1877.5159958926915, 1.0, 1.0),
+    # tiny nonzero standardised means, rho < 0 (review finds): at |a| ~ 1e-154 the quadrature's
+    # Gaussian cut-off overflowed (relu_moment2 was 0.0 for 0.545), and below |a| ~ 1e-16 N1's
+    # mass at r ~ -1 + a^2 lay beyond the integration window (orthant_first 1/2500 of its value)
+    (0.0, -6.657068189652973e-153, 1.0, 10.0, -0.5), (0.0, -1e-20, 1.0, 1.0, -0.5),
+    (-2e-200, 1e-200, 1.0, 1.0, -0.1), (1e-300, -2e-300, 1.0, 1.0, -0.999),
+    (-30.0, 30.000001, 1.0, 1.0, -1.0),  # rho = -1, an interval of width 1e-6 at y = 30
+    # the second constraint inactive (s2 = 0, mu2 > 0): orthant_prob took Phi(fl(mu1/s1)) without
+    # the rounding correction, 1.1e-13 off at a = -36
+    (-9132.703869756515, 1.0, 253.68621860434766, 0.0, 0.0),
 ]
 
 
@@ -157,6 +166,18 @@ def test_relu_moment2_relative_accuracy(record):
         got = fast(mu1, mu2, s1, s2, rho)
         pairs += [(f"{name}{p}", g, slow(*p, dps=REF_DPS)) for p, g in zip(RELU2_POINTS, got)]
     _worst(pairs, KERNEL, record)
+
+
+@pytest.mark.statement("lemma.relu_moment2")
+def test_relu_moment2_narrow_antithetic_interval(record):
+    """rho = -1 confines Y1 to -a2 <= y <= a1; here (a d = 1 mask moment with u = -10 v, s2 =
+    fl(0.1 * 0.1)) the interval is 8e-16 wide at y = 10, narrower than the roundings of a_i,
+    where linear corrections gave relu_moment2 = -6.5e-57 for 7.4e-72.  The width cancels to
+    16 digits, so the reference runs at 40 (ladder: 80)."""
+    p = (1.0, -0.1, 0.1, 0.1 * 0.1, -1.0)
+    _worst([(f"{f.__name__}{p}", float(f(*p)), r(*p, dps=40))
+            for f, r in ((cf.relu_moment2, ref.relu_moment2), (cf.orthant_prob, ref.orthant_prob),
+                         (cf.orthant_first, ref.orthant_first))], KERNEL, record)
 
 
 @pytest.mark.statement("lemma.relu_moment2")
@@ -176,6 +197,9 @@ MASK_CASES = [
     # (u, v, kappa): generic, d = 1, parallel, antiparallel, near-parallel, tails, kappa = 0
     ([0.7, -0.2, 0.4], [0.1, 0.5, -0.3], 0.3),
     ([1.0], [2.0], 0.4),
+    # d = 1 deep in the lower tail, a = -34.7: the half-space display cancelled like a^4
+    # (relative error 2.5e-10)
+    ([-0.7], [-3.0], 10.0**-1.54),
     ([1.0], [-2.0], 0.4),
     ([0.3, -0.8, 0.1], [0.6, -1.6, 0.2], 0.5),
     ([0.3, -0.8, 0.1], [-0.3, 0.8, -0.1], 0.5),

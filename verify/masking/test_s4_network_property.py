@@ -109,7 +109,7 @@ def test_remark_4_4_gap_within_its_constant(record):
 
 BOUND_4_FAILS = ("Theorem 4.2, eq. (4): |E| <= m n (kappa^2 R_u^2 psi_max^2 + (kappa^2 R_u^2 + kappa R_w) phi_max^2) "
                  "fails; smallest counterexample m = n = d = 1, w = 2, x = 1, y = -6, kappa = 1/2 "
-                 "(notes/errata.md, E4)")
+                 "(masking:E4)")
 
 
 @pytest.mark.statement("thm.4.2")

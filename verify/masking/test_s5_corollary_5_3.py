@@ -55,7 +55,7 @@ def test_corollary_5_3_tightest_family(record):
 
 
 E7 = ("the sentence after Corollary 5.3 restates epsilon_1 = 2 m n kappa^2 R_u + ..., without the "
-      "square; with it the bound fails, e.g. w = 5, x = 1, y = 5, kappa = 0.1 (notes/errata.md, E7)")
+      "square; with it the bound fails, e.g. w = 5, x = 1, y = 5, kappa = 0.1 (masking:E7)")
 
 
 @pytest.mark.witness("fast")

@@ -230,9 +230,9 @@ def test_sup_norm_law_by_raw_masks(d, kappa, delta, record):
 
 # =============================================================================== what fails (E9, E10)
 E9 = ("Assumption 5.1 (10) / Lemma 5.5: ||grad_{w_r} L_C||^2 <= C_1 (n/m) L_C for all masks fails for every "
-      "finite C_1: a spiked mask c_i = t e_k needs C_1 ~ 2 x_ik^2 t^2/n (notes/errata.md, E9)")
+      "finite C_1: a spiked mask c_i = t e_k needs C_1 ~ 2 x_ik^2 t^2/n (masking:E9)")
 E10 = ("Lemma D.21 as stated, ||grad_{w_r} L_C||^2 <= sqrt(n/m) L_C^{1/2}, is not homogeneous and fails, e.g. "
-      "w = x = a = 1, y = 0, c = 1 (notes/errata.md, E10)")
+      "w = x = a = 1, y = 0, c = 1 (masking:E10)")
 
 
 @pytest.mark.statement("asm.5.1.10")
