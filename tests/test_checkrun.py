@@ -27,7 +27,7 @@ def test_cells_report_failures_findings_and_passes():
 
 def test_cli_check_runs_the_catalogue_and_writes_json(tmp_path):
     out = tmp_path / "check.json"
-    proc = subprocess.run([sys.executable, "-m", "numerics.app.cli", "check", "-k", "latex",
+    proc = subprocess.run([sys.executable, "-m", "numerics.app.cli", "check", "--paper", "masking", "-k", "latex",
                            "--json", str(out), "--no-progress"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "masking:lemma.mask_moment2" in proc.stdout

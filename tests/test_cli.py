@@ -34,6 +34,8 @@ BAD = [
     ("train", ["train", "--workers", "-2"]),
     ("privacy", ["privacy", "accuracy", "--data", "{tmp}/no-cifar-here", "--out", "{tmp}"]),
     ("privacy", ["privacy", "--kappa", "-1", "--out", "{tmp}"]),
+    ("meanfield-train", ["meanfield-train", "--m", "0", "--out", "{tmp}"]),
+    ("meanfield-train", ["meanfield-train", "--delta", "-1", "--out", "{tmp}"]),
     (None, ["no-such-command"]),
 ]
 

@@ -27,7 +27,7 @@ from numerics.core.pack import Figure
 from theory.core.io import atomic_write
 
 ROOT = Path(__file__).resolve().parents[1]
-PACK = registry.select(None)[0]
+PACK = registry.get("masking")
 ERRATA = errata.load(PACK)
 #: the statement that gets a recorded finding: one an erratum names, so the row links to it
 FINDING = PACK.paper.qualify(ERRATA[0].statements[0] if ERRATA else PACK.paper.statements[0].id)
@@ -175,8 +175,8 @@ def test_figure_names_are_chosen_by_qualified_or_bare_name():
     assert report.select_figures(PACKS, None) is None
     assert report.select_figures(PACKS, ["fuzz"]) == {f"{PACK.id}:fuzz", "other:fuzz"}
     assert report.select_figures(PACKS, ["other:tiny"]) == {"other:tiny"}
-    with pytest.raises(UsageError, match="unknown figure.*fig9.*known: .*other:tiny"):
-        report.select_figures(PACKS, ["tiny", "fig9"])
+    with pytest.raises(UsageError, match="unknown figure.*fig99.*known: .*other:tiny"):
+        report.select_figures(PACKS, ["tiny", "fig99"])
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,7 +287,7 @@ def test_help_describes_outputs_figures_and_exit_status(capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--paper", "no-such-paper"], "unknown paper 'no-such-paper'"),
-    (["--figures", "fig9"], "unknown figure(s) fig9"),
+    (["--figures", "fig99"], "unknown figure(s) fig99"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.setattr(checkrun, "run", lambda *a, **kw: pytest.fail("the witnesses must not run"))
