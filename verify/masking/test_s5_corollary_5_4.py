@@ -63,9 +63,10 @@ def _scaling_tols(W, X, y, kappa):
     why = (f"homogeneity up to the rounding of 7 W, 7 y: (d + 4) eps in the prefactors, plus the rounding "
            f"of t times the conditioning 2 t^2 of exp(-t^2) (t^2 = {t2:.3g} at phi_max)")
     # exp(-t^2) in the subnormal range is computed to a few units of 2^-1074 (libm is not
-    # correctly rounded there), in each of the two evaluations
-    return {"A": Tol(rtol=pre + rel_phi, atol=4 * coef_A * SUBNORMAL,
-                     why=why + "; 4 units of 2^-1074 in a subnormal phi_max"),
+    # correctly rounded there), in each of the two evaluations; and the product A itself rounds
+    # to a multiple of 2^-1074 once more on each side (coef_A * 2^-1074 alone underflows to 0)
+    return {"A": Tol(rtol=pre + rel_phi, atol=(4 * coef_A + 2) * SUBNORMAL,
+                     why=why + "; 4 units of 2^-1074 in a subnormal phi_max, 2 in the product"),
             "B": Tol(rtol=pre + rel_phi, atol=g * dfn.phi_max * d_sqrtL, why=why + "; ||delta r|| in sqrt(L)"),
             "C": Tol(rtol=pre, atol=n * k * dfn.R_u * dpsi.max(), why=why + "; psi_max moves by (1/|t| + 2|t|) e_t")}
 
@@ -80,6 +81,9 @@ TAIL = (np.array([[-1.2669965161656391, 1.542732238445274, -1.543906843785971],
                   [-0.2455617784754564, 0.5518854503796282, 0.7969453322601531],
                   [-0.5795467033475504, 0.5369397244311778, 0.6130426991382879]]),
         np.array([1.2342210603284974e-80, -8.185839389757637, -1.7578211488254716e-151]), 0.001588666052296378)
+#: SUBNORMAL_A: A = 5.9e-322 (t^2 = 736); 7 A and the A of (7 W, 7 y) differ by 3 units of
+#: 2^-1074, where a tolerance of coef_A 2^-1074 underflowed to 0 (fresh clone, Hypothesis 6.170).
+SUBNORMAL_A = (np.array([[1.0]]), np.array([-1.0]), np.array([[1.0]]), np.array([0.0]), 0.018434229924091106)
 TINY_LOSS = (np.array([[-0.15550508155616719, -0.3178414094915244]]), np.array([-1.0]),
              np.array([[0.8853597444544574, 0.4649065743776249], [-0.24716041427678337, 0.702082384689168]]),
              np.array([-1.625382739562937e-158, -3.1685166621737134e-205]), 0.484773479322229)
@@ -95,6 +99,7 @@ def test_bias_vanishes_without_masks_and_is_homogeneous(record):
     @given(net=networks(scale=(-3.0, 3.0), kappa=(-3.0, 1.0)))
     @example(net=TAIL)
     @example(net=TINY_LOSS)
+    @example(net=SUBNORMAL_A)
     def campaign(net):
         W, a, X, y, kappa = net
         assert max(cv.corollary_5_4(W, a, X, y, 0.0).lhs) == 0.0
