@@ -1,7 +1,9 @@
 """Benchmark of the bivariate normal CDF kernels (not a test).
 
-On the same fuzzed inputs (10^6 by default: deep lower tails down to -37, mixed signs,
-large positive arguments, h ~ +-k, |rho| -> 1, rho on a grid) it times
+On each input set (``--sets``, 10^6 points each by default): ``fuzz`` (deep lower tails
+down to -37, mixed signs, large positive arguments, h ~ +-k, |rho| -> 1, rho on a grid)
+and ``moderate`` (h, k ~ N(0, 4), rho = tanh(1.5 N(0, 1)), so that |rho| > 0.9 for ~30 %
+of the points, as neuron pairs give), it times
 
   (a) ``numerics.core.bvn.bvn_cdf`` on the CPU (torch, float64),
   (b) Owen's T formula with ``scipy.special.owens_t`` (vectorised):
@@ -12,10 +14,13 @@ large positive arguments, h ~ +-k, |rho| -> 1, rho on a grid) it times
       (``--scipy-n`` points, timing extrapolated to n),
   (d) ``bvn_cdf`` on CUDA when a device is available,
 
-and reports throughput (points/s), ratios against (b) and (c), and each method's max
+and reports throughput (points/s), ratios against (b) and (c), each method's max
 relative error against the mpmath reference (``tests/_mp_bvn.py``, raw definition at 40
-digits) on a fuzzed subsample (``--ref-n`` points, tails included; values below the
-smallest normal float64 are skipped).  Run ``python bench/bench_bvn.py --help``.
+digits) on a subsample of the same distribution (``--ref-n`` points, tails included;
+values below the smallest normal float64 are skipped), and for ``bvn_cdf`` the fraction
+of its exponential bound reached (``exp_bound``: exponentials evaluated per point, counted
+in an untimed run, times the ns per ``torch.exp`` element measured in this run).
+Run ``python bench/bench_bvn.py --help``.
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from numerics.core import bvn  # noqa: E402
+import exp_bound  # noqa: E402
 
 
 def fuzz(n: int, seed: int) -> np.ndarray:
@@ -70,6 +76,18 @@ def fuzz(n: int, seed: int) -> np.ndarray:
     swap = rng.random(n) < 0.5
     h[swap], k[swap] = k[swap], h[swap]
     return np.stack([h, k, rho], axis=1)
+
+
+def moderate(n: int, seed: int) -> np.ndarray:
+    """(n, 3) array of (h, k, rho): h, k ~ N(0, 4), rho = tanh(1.5 N(0, 1)) (many
+    |rho| > 0.9, the neuron-pair regime of ``numerics.masking.network``)."""
+    rng = np.random.default_rng(seed)
+    h, k = rng.normal(0.0, 2.0, n), rng.normal(0.0, 2.0, n)
+    rho = np.tanh(1.5 * rng.normal(size=n))
+    return np.stack([h, k, rho], axis=1)
+
+
+SETS = {"fuzz": fuzz, "moderate": moderate}
 
 
 def owens_t_bvn(h, k, rho):
@@ -128,8 +146,9 @@ def max_rel_err(values, refs):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1_000_000, help="number of fuzzed inputs")
-    ap.add_argument("--seed", type=int, default=0, help="fuzz seed")
+    ap.add_argument("--n", type=int, default=1_000_000, help="number of inputs per set")
+    ap.add_argument("--sets", default="fuzz,moderate", help="input sets (comma separated): fuzz, moderate")
+    ap.add_argument("--seed", type=int, default=0, help="input seed")
     ap.add_argument("--scipy-n", type=int, default=2000, help="subsample for multivariate_normal.cdf")
     ap.add_argument("--ref-n", type=int, default=300, help="subsample checked against mpmath")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch default)")
@@ -137,12 +156,32 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    cuda = torch.cuda.is_available()
+    dev = torch.device("cuda") if cuda else None
+    ns_cpu = exp_bound.ns_per_exp("cpu")
+    ns_cpu_fresh = exp_bound.ns_per_exp("cpu", fresh=True)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; torch.exp: "
+          f"{ns_cpu:.2f} ns/element into a preallocated buffer, {ns_cpu_fresh:.2f} ns with a fresh "
+          f"2^23-element output")
+    ns_gpu = None
+    if cuda:
+        ns_gpu = exp_bound.ns_per_exp("cuda", n=1 << 24)
+        print(f"CUDA {torch.cuda.get_device_name()}: torch.exp {ns_gpu:.4f} ns/element (2^24 elements)")
+    summary = []
+    for name in [s for s in args.sets.split(",") if s]:
+        summary.append(run_set(name, args, dev, ns_cpu, ns_gpu))
+    print("\nsummary (bvn_cdf vs Owen's T: > 1 is faster; bound: exponentials x ns/exp):")
+    for line in summary:
+        print("  " + line)
 
-    pts = fuzz(args.n, args.seed)
+
+def run_set(name, args, dev, ns_cpu, ns_gpu):
+    """Time, check and bound one input set; returns its summary line."""
+    make = SETS[name]
+    pts = make(args.n, args.seed)
     h, k, r = (np.ascontiguousarray(pts[:, i]) for i in range(3))
     th, tk, tr = (torch.from_numpy(x) for x in (h, k, r))
-    print(f"n = {args.n:,} fuzzed points (seed {args.seed}); torch {torch.__version__}, "
-          f"{torch.get_num_threads()} CPU threads")
+    print(f"\n== set '{name}': n = {args.n:,} points (seed {args.seed})")
 
     # warm-up (quadrature rules are built on first use)
     bvn.bvn_cdf(th[:1000], tk[:1000], tr[:1000])
@@ -154,6 +193,8 @@ def main(argv=None):
         print("paths: fixed GL %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, "
               "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
                                                    (~fin).double().mean().item()))
+    with exp_bound.count_exps() as cnt:
+        bvn.bvn_cdf(th, tk, tr)
     rows = []
     t_cpu, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
     rows.append(["torch CPU (bvn_cdf)", t_cpu, args.n / t_cpu, ""])
@@ -164,9 +205,8 @@ def main(argv=None):
     t_sp_full = t_sp * args.n / m
     rows.append(["scipy mvn.cdf per point", t_sp_full, args.n / t_sp_full,
                  f"{m} pts timed, extrapolated"])
-    cuda = torch.cuda.is_available()
-    if cuda:
-        dev = torch.device("cuda")
+    bounds = [exp_bound.bound_line("bvn_cdf CPU", cnt["n"], args.n, t_cpu, ns_cpu)]
+    if dev is not None:
         gh, gk, gr = th.to(dev), tk.to(dev), tr.to(dev)
         bvn.bvn_cdf(gh[:1000], gk[:1000], gr[:1000])
         torch.cuda.synchronize()
@@ -176,14 +216,17 @@ def main(argv=None):
             torch.cuda.synchronize()
             return v
 
+        with exp_bound.count_exps() as cg:
+            run_gpu()
         t_gpu, _ = timed(run_gpu, repeat=args.repeat)
         rows.append(["torch CUDA (bvn_cdf)", t_gpu, args.n / t_gpu, torch.cuda.get_device_name()])
+        bounds.append(exp_bound.bound_line("bvn_cdf CUDA", cg["n"], args.n, t_gpu, ns_gpu))
 
-    # accuracy on a fuzzed subsample against mpmath (computed once)
+    # accuracy on a subsample of the same distribution against mpmath (computed once)
     import _mp_bvn as ref
     import mpmath as mp
 
-    sub = fuzz(args.ref_n, args.seed + 1)
+    sub = make(args.ref_n, args.seed + 1)
     t0 = time.perf_counter()
     refs = []
     for a, b, c in sub:
@@ -196,22 +239,29 @@ def main(argv=None):
         "Owen's T (scipy owens_t)": owens_t_bvn(sh, sk, sr),
         "scipy mvn.cdf per point": scipy_mvn(sub),
     }
-    if cuda:
+    if dev is not None:
         errs["torch CUDA (bvn_cdf)"] = bvn.bvn_cdf(
             *(torch.from_numpy(x).to(dev) for x in (sh, sk, sr))).cpu().numpy()
 
-    print(f"accuracy: {sum(x is not None for x in refs)} of {args.ref_n} fuzzed points with a "
+    print(f"accuracy: {sum(x is not None for x in refs)} of {args.ref_n} points with a "
           f"normal reference value (mpmath, 40 digits, {t_ref:.0f}s)\n")
     hdr = f"{'method':<27}{'time (s)':>10}{'points/s':>12}{'vs Owen':>9}{'vs mvn':>9}{'max rel err':>13}  worst (h, k, rho)"
     print(hdr)
     print("-" * len(hdr))
-    for name, t, thr, note in rows:
-        e, i = max_rel_err(errs[name], refs)
+    worst_cpu = 0.0
+    for mname, t, thr, note in rows:
+        e, i = max_rel_err(errs[mname], refs)
+        if mname.startswith("torch CPU"):
+            worst_cpu = e
         where = "" if i < 0 else "(%.4g, %.4g, %.10g)" % tuple(sub[i])
-        print(f"{name:<27}{t:>10.3f}{thr:>12.3g}{t_ow / t:>9.2f}{t_sp_full / t:>9.1f}{e:>13.2e}  {where}")
+        print(f"{mname:<27}{t:>10.3f}{thr:>12.3g}{t_ow / t:>9.2f}{t_sp_full / t:>9.1f}{e:>13.2e}  {where}")
         if note:
             print(f"{'':<27}({note})")
     print("\n'vs Owen' / 'vs mvn': speed-up relative to (b) / (c) (higher is faster).")
+    for line in bounds:
+        print(line)
+    return (f"{name}: bvn_cdf {t_cpu:.3f} s vs Owen's T {t_ow:.3f} s = {t_ow / t_cpu:.2f}x; "
+            f"max rel err {worst_cpu:.1e}; " + bounds[0].split(": ", 1)[1].split("; ")[1])
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ Carlo estimate's distance from the exact values (relative error of the loss, nor
 relative error of the gradient, and the relative standard errors), and the peak memory
 of each phase: the process's peak RSS on the CPU (``+phase`` is its increase over the
 state after setup; torch itself is ~0.2 GiB of the peak) and
-``torch.cuda.max_memory_allocated`` on CUDA.
+``torch.cuda.max_memory_allocated`` on CUDA, and, for the exact pass, the fraction of its
+exponential bound it reaches (``exp_bound``: the exponentials it evaluates, counted in an
+untimed run, times the ns per ``torch.exp`` element measured in the same process).
 
 Target (issue): exact no slower than the 1000-mask Monte Carlo (ratio <= 1), peak memory
 <= 2 GiB, and m = 1000 within that memory.  Nothing is asserted; the numbers are printed
@@ -38,8 +40,10 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from numerics.masking import network  # noqa: E402
+import exp_bound  # noqa: E402
 from theory.core.io import write_json  # noqa: E402
 
 GIB = 2.0**30
@@ -115,7 +119,14 @@ def phase(spec):
         sync()
         times.append(time.perf_counter() - t0)
     peak = peak_rss_gib()
+    exps = ns_exp = None
+    if spec["kind"] == "exact" and spec["blocks"] == 1:
+        with exp_bound.count_exps() as cnt:
+            run()
+        sync()
+        exps, ns_exp = cnt["n"], exp_bound.ns_per_exp(dev, n=(1 << 24) if cuda else None)
     out = {
+        "exps": exps, "ns_per_exp": ns_exp,
         "time_s": min(times), "times_s": times,
         "peak_rss_gib": peak, "phase_rss_gib": peak - base,
         "cuda_peak_gib": torch.cuda.max_memory_allocated() / GIB if cuda else None,
@@ -166,6 +177,9 @@ def main(argv=None):
     ex = rows["exact"] = in_fresh_process({**common, "kind": "exact", "m": args.m, "blocks": 1,
                                            "repeat": args.repeat})
     print(f"exact expected_loss_and_grad: {ex['time_s']:.3f} s (best of {args.repeat})", flush=True)
+    pairs = args.n * args.m * (args.m - 1) // 2
+    bound = exp_bound.bound_line("exact pass", ex["exps"], pairs, ex["time_s"], ex["ns_per_exp"])
+    print(bound.replace("/point", "/pair"), flush=True)
     for b in batches:
         r = rows[f"mc b={b}"] = in_fresh_process({**common, "kind": "mc", "m": args.m, "masks": args.masks,
                                                  "batch": b, "repeat": args.repeat})
@@ -216,6 +230,7 @@ def main(argv=None):
         mem_ok = "met" if all(r["within_target"] for r in rows.values()) else "MISSED"
         print(f"time target: exact / best Monte Carlo = {ex['vs_mc']:.2f} ({verdict} <= 1); memory target "
               f"<= {TARGET_GIB:g} GiB: {mem_ok} ({mem}{'; host RSS not counted' if cuda else ', torch included'}).")
+    print(f"exponential bound of the exact pass ({pairs:,} neuron pairs): {bound.split(': ', 1)[1].replace('/point', '/pair')}")
     wall = time.perf_counter() - t_all
     print(f"wall time {wall:.0f} s")
 

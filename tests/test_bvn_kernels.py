@@ -562,3 +562,68 @@ def fuzz_points_np(n, seed):
     s = (u >= 0.2) & (u < 0.4)
     rho[s] = rng.choice([-1, 1], s.sum()) * (1 - 10 ** rng.uniform(-16, -2, s.sum()))
     return np.stack([h, k, rho], axis=1)
+
+
+def test_chunk_size_changes_nothing_but_summation_order(monkeypatch):
+    """``_evaluate`` cuts its input into chunks (64k points on the CPU, 2^19 on a device);
+    every row is computed on its own, so another chunk size may only reorder the sums of
+    the quadrature nodes (matrix-vector products blocked differently).  Tolerance: a sum
+    of at most 48 positive node terms (the longest panel) computed in two orders differs
+    by at most 2 * 47 eps relatively; the moments' weights are positive too."""
+    pts = fuzz_points_np(6000, 11)
+    th, tk, tr = (torch.from_numpy(np.ascontiguousarray(pts[:, i])) for i in range(3))
+    whole_p = bvn.bvn_cdf(th, tk, tr)
+    whole_m = bvn.orthant_moments(th[:2000], tk[:2000], tr[:2000])
+    monkeypatch.setattr(bvn, "_CHUNK", 777)
+    cut_p = bvn.bvn_cdf(th, tk, tr)
+    cut_m = bvn.orthant_moments(th[:2000], tk[:2000], tr[:2000])
+    tol = 2 * 47 * torch.finfo(torch.float64).eps
+    for whole, cut in [(whole_p, cut_p)] + [(whole_m[q], cut_m[q]) for q in whole_m]:
+        assert torch.equal(torch.isfinite(whole), torch.isfinite(cut))
+        fin = torch.isfinite(whole) & (whole.abs() > 0)
+        assert torch.equal(whole[~fin], cut[~fin])
+        err = ((cut[fin] - whole[fin]) / whole[fin]).abs().max().item()
+        assert err <= tol, err
+
+
+def _cancelling_rows(n, seed):
+    """Points with rho < 0 routed to the fixed rule but rejected by its cancellation check
+    (Phi(h)Phi(k) > _FP_CANCEL Phi2): the rows that ``relative=False`` adds to the rule."""
+    g = torch.Generator().manual_seed(seed)
+    h = torch.randn(n, generator=g, dtype=torch.float64) * 3
+    k = torch.randn(n, generator=g, dtype=torch.float64) * 3
+    rho = -0.9 * torch.rand(n, generator=g, dtype=torch.float64)
+    quad = bvn._fast_p_route(h, k, rho)[0]
+    base = nm.cdf(h) * nm.cdf(k)
+    exact = bvn.bvn_cdf(h, k, rho)
+    sel = quad & (base > bvn._FP_CANCEL * exact)
+    return h[sel], k[sel], rho[sel], h[~sel], k[~sel], rho[~sel]
+
+
+def test_absolute_mode_only_changes_the_cancelling_rows():
+    """``bvn_cdf(..., relative=False)``: rows outside the cancelling set are bit for bit the
+    default's; on the cancelling rows the difference from the (relatively accurate) default
+    is at most 1e-14 Phi(h)Phi(k) -- the fixed rule's accuracy, as in
+    ``test_fast_path_against_mpmath`` -- and never negative."""
+    h, k, rho, ho, ko, rhoo = _cancelling_rows(12000, 5)
+    assert h.numel() > 300
+    assert torch.equal(bvn.bvn_cdf(ho, ko, rhoo, relative=False), bvn.bvn_cdf(ho, ko, rhoo))
+    fast, exact = bvn.bvn_cdf(h, k, rho, relative=False), bvn.bvn_cdf(h, k, rho)
+    assert bool((fast >= 0).all())
+    err = ((fast - exact).abs() / (nm.cdf(h) * nm.cdf(k))).max().item()
+    assert err <= 1e-14, err
+
+
+def test_absolute_mode_against_mpmath():
+    """The cancelling rows of ``relative=False`` against the raw-definition reference:
+    |error| <= 1e-14 Phi(h)Phi(k) (the absolute accuracy its docstring states)."""
+    h, k, rho, *_ = _cancelling_rows(4000, 6)
+    pick = torch.linspace(0, h.numel() - 1, 12).long()
+    h, k, rho = h[pick], k[pick], rho[pick]
+    got = bvn.bvn_cdf(h, k, rho, relative=False)
+    scale = nm.cdf(h) * nm.cdf(k)
+    for i in range(len(pick)):
+        with mp.workdps(30):
+            exact = ref.bvn_cdf(float(h[i]), float(k[i]), float(rho[i]))
+            err = abs(mp.mpf(float(got[i])) - exact) / mp.mpf(float(scale[i]))
+        assert err <= 1e-14, (float(h[i]), float(k[i]), float(rho[i]), float(err))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from numerics.core import bvn
 from numerics.core import closed_form as cf
 from numerics.masking import network as nw
 from numerics.core.tolerance import ZTest
@@ -38,6 +39,30 @@ def test_bivariate_kernels_on_cuda_match_cpu(fn):
     gpu = fn(*(a.to(CUDA) for a in args)).cpu()
     rel = ((gpu - cpu).abs() / cpu.abs().clamp(min=1e-300)).max().item()
     assert rel <= 1e-13, f"{fn.__name__}: CUDA vs CPU relative difference {rel:.2e}"
+
+
+def test_bvn_cdf_across_device_chunks_matches_cpu():
+    """More points than one device chunk (``bvn._CHUNK_DEVICE``), from the neuron-pair
+    regime (h, k ~ N(0, 4), rho = tanh(1.5 N(0, 1)), ~30 % with |rho| > 0.9) plus rho
+    within 1e-12 of +-1 with an accurate q: the chunk seams and the q path agree with the
+    CPU's 64k-point chunks to the same 1e-13 (rows are independent; only libm differs)."""
+    n = bvn._CHUNK_DEVICE + 4097
+    g = torch.Generator().manual_seed(2)
+    h = torch.randn(n, generator=g, dtype=torch.float64) * 2
+    k = torch.randn(n, generator=g, dtype=torch.float64) * 2
+    rho = torch.tanh(1.5 * torch.randn(n, generator=g, dtype=torch.float64))
+    cpu = bvn.bvn_cdf(h, k, rho)
+    gpu = bvn.bvn_cdf(h.to(CUDA), k.to(CUDA), rho.to(CUDA)).cpu()
+    rel = ((gpu - cpu).abs() / cpu.abs().clamp(min=1e-300)).max().item()
+    assert rel <= 1e-13, f"bvn_cdf: CUDA vs CPU relative difference {rel:.2e}"
+    q = 10.0 ** (-12 * torch.rand(4096, generator=g, dtype=torch.float64))
+    sgn = torch.where(torch.rand(4096, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
+    r = sgn * torch.sqrt((1 - q) * (1 + q))
+    args = (h[:4096], k[:4096], r)
+    cpu = bvn.bvn_cdf(*args, q=q)
+    gpu = bvn.bvn_cdf(*(a.to(CUDA) for a in args), q=q.to(CUDA)).cpu()
+    rel = ((gpu - cpu).abs() / cpu.abs().clamp(min=1e-300)).max().item()
+    assert rel <= 1e-13, f"bvn_cdf with q: CUDA vs CPU relative difference {rel:.2e}"
 
 
 def test_relu_moment2_on_cuda_matches_cpu():

@@ -35,11 +35,14 @@ q -> 0+ limits of Phi(b) (1, 1/2, 0 as the numerator is >, =, < 0).
 
 Accuracy.  The closed forms are evaluated as written, so they are accurate normwise:
 the error of each pair term is a few eps times (|mu_1 mu_2| + s_1 s_2), and of the sums
-a few eps times the sums of absolute terms; P comes from ``numerics.core.bvn`` (relative
-1e-14), and q from ||u_hat - v_hat|| ||u_hat + v_hat|| / 2 when |rho| > 0.9, which has
+a few eps times the sums of absolute terms; P comes from ``numerics.core.bvn`` (see
+below), and q from ||u_hat - v_hat|| ||u_hat + v_hat|| / 2 when |rho| > 0.9, which has
 absolute error ~eps instead of the sqrt(eps) of sqrt(1 - rho^2).  The pair-level lemmas
 in ``numerics.core.closed_form`` are the accurate-in-the-tails kernels; here the sums are
-what matter (Theorem 4.2 is about sums), and the cost is what matters at Fig. 3's size.
+what matter (Theorem 4.2 is about sums), and the cost is what matters at Fig. 3's size:
+P is asked for with ``relative=False`` (its error <= 1e-14 Phi(a_1)Phi(a_2), not 1e-14 P,
+which is all the pair sums need and lets the fast rule take the rho < 0 pairs
+whose integral cancels against Phi(a_1)Phi(a_2), ~11 % of Fig. 3's pairs).
 Work is chunked over samples so that peak memory stays near ``pair_budget`` pair
 values (about 40 float64 temporaries each).
 """
@@ -309,7 +312,9 @@ def _pairs(nr: _Neurons, r1, r2, kappa):
     mu1, mu2, s1, s2 = nr.mu[:, r1], nr.mu[:, r2], nr.s[:, r1], nr.s[:, r2]
     a1, a2 = nr.a[:, r1], nr.a[:, r2]
     rho, q, n1, n2, near = _pair_geometry(nr, r1, r2, kappa)
-    P = bvn.bvn_cdf(a1, a2, rho)  # the fast path; pairs near parallel are redone with q
+    # normwise accuracy suffices (module docstring), so the fast rule may also take the
+    # cancelling rows with rho < 0 (``relative=False``); pairs near parallel are redone with q
+    P = bvn.bvn_cdf(a1, a2, rho, relative=False)
     if near[0].numel():
         P = P.index_put(near, bvn.bvn_cdf(a1[near], a2[near], rho[near], q=q[near]))
     p1, p2 = nr.pdf[:, r1], nr.pdf[:, r2]
