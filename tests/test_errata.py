@@ -1,7 +1,12 @@
 """Every registered pack's errata agree with its witnesses: the committed errata.md is the
 rendering of the data, every strict xfail cites an existing entry that lists it, every test an
 entry lists exists, is a strict xfail citing that entry and witnesses one of its statements;
-and ``numerics.core.errata.load`` rejects malformed data.
+and ``numerics.core.errata.load`` rejects malformed data.  Every strict xfail of the masking pack
+names the failure it records (``raises=``), so a test that breaks for another reason is not
+taken for the finding.  Each entry's reproducer runs: its ``python -c`` commands in-process (the
+fast form: the same code, without a fresh interpreter's imports), and what they print is
+compared with the numbers the entry's ``reproduce_note`` quotes in backticks; its ``pytest``
+commands in a subprocess (slow tier), which must pass with the entry's xfails reported.
 
 The xfail marks are read by collecting each pack's witness folder with pytest in-process
 (``--collect-only``), so that marks set through module constants, ``pytestmark``, classes or
@@ -9,7 +14,13 @@ The xfail marks are read by collecting each pack's witness folder with pytest in
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +39,7 @@ class Collected:
     nodeid: str
     strict_reason: str | None
     statements: frozenset[str]
+    raises: str | None = None
 
 
 class _Marks:
@@ -44,12 +56,13 @@ class _Marks:
     def pytest_collection_finish(self, session):
         for item in session.items:
             strict_default = item.config.getini("xfail_strict")
-            reason = None
+            reason = raises = None
             for mark in item.iter_markers("xfail"):
                 if mark.kwargs.get("strict", strict_default):
                     reason = str(mark.kwargs.get("reason", ""))
+                    raises = getattr(mark.kwargs.get("raises"), "__name__", None)
             statements = frozenset(s for m in item.iter_markers("statement") for s in m.args)
-            self.items.append(Collected(item.nodeid, reason, statements))
+            self.items.append(Collected(item.nodeid, reason, statements, raises))
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +127,59 @@ def entry_problems(entries: list[errata.Erratum], items: list[Collected]) -> lis
     return problems
 
 
+def raises_problems(items: list[Collected]) -> list[str]:
+    """Strict xfails that do not name the failure they record (``raises=``): any exception at all,
+    a typo or a NaN in the path only they run, would then pass for the finding."""
+    return [f"{c.nodeid}: xfail(strict=True) without raises=" for c in items
+            if c.strict_reason is not None and c.raises is None]
+
+
+_NUMBER = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"
+
+
+def python_commands(entry: errata.Erratum) -> list[str]:
+    """The code of the entry's ``python -c '...'`` reproducer lines."""
+    argvs = [shlex.split(line) for line in entry.reproduce]
+    return [a[2] for a in argvs if a[:2] == ["python", "-c"] and len(a) == 3]
+
+
+def pytest_commands(entry: errata.Erratum) -> list[list[str]]:
+    """The entry's ``pytest ...`` reproducer lines, as argument lists."""
+    return [a for a in (shlex.split(line) for line in entry.reproduce) if a[:1] == ["pytest"]]
+
+
+def claims(entry: errata.Erratum) -> list[str]:
+    """What the entry's ``reproduce_note`` says the commands print: its backticked spans."""
+    return re.findall(r"`([^`]+)`", entry.reproduce_note or "")
+
+
+def claim_problems(quoted: list[str], output: str) -> list[str]:
+    """Quoted spans the output does not bear out.  ``name=1.234`` needs ``name=`` followed by a
+    number that rounds to 1.234 at the quoted decimals; a bare number, any printed number that
+    does; other text must appear verbatim."""
+    problems = []
+    for q in quoted:
+        m = re.fullmatch(rf"(.*?)({_NUMBER})", q)
+        if m is None or (m.group(1) and not m.group(1).endswith("=")):
+            if q not in output:
+                problems.append(f"`{q}` is not in the output")
+            continue
+        prefix, num = m.groups()
+        decimals = len(num.split(".")[1]) if "." in num else 0
+        printed = [float(x) for x in re.findall(re.escape(prefix) + f"({_NUMBER})", output)]
+        if not any(round(x, decimals) == float(num) for x in printed):
+            problems.append(f"`{q}`: printed {printed[:6]}")
+    return problems
+
+
+def run_python(code: str) -> str:
+    """Run a reproducer's ``python -c`` code in this process and return what it prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<reproduce>", "exec"), {"__name__": "__main__"})
+    return out.getvalue()
+
+
 def _all_entries() -> dict[str, errata.Erratum]:
     return {e.qualified: e for p in PACKS for e in errata.load(p)}
 
@@ -165,6 +231,55 @@ def test_the_checks_catch_planted_disagreements(collected):
     unlisted = {first.qualified: dataclasses.replace(first, tests=())}
     cites_first = dataclasses.replace(target, strict_reason=f"fails {first.citation}")
     assert any("do not list it" in p for p in xfail_problems(pack.id, [cites_first], unlisted))
+
+
+@pytest.mark.parametrize("pack", [p for p in PACKS if p.id == "masking"], ids=lambda p: p.id)
+def test_every_strict_xfail_names_the_failure_it_records(pack, collected):
+    assert raises_problems(collected[pack.id]) == []
+    planted = dataclasses.replace(next(c for c in collected[pack.id] if c.strict_reason), raises=None)
+    assert raises_problems([planted]) == [f"{planted.nodeid}: xfail(strict=True) without raises="]
+
+
+def _with_python(pack) -> list:
+    return [e for e in errata.load(pack) if python_commands(e)]
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.id)
+def test_python_reproducers_print_the_entries_numbers(pack):
+    """Each entry's ``python -c`` commands, run in-process, print what its reproduce_note quotes.
+    Entries with only ``pytest`` reproducers are the suite's own tests (the slow test below runs
+    them as commands); ``maskverify figures`` reproducers (masking:E6) write figures and take
+    minutes, and are not run."""
+    entries = _with_python(pack)
+    if not entries:
+        pytest.skip(f"{pack.id}: no python -c reproducers (only pytest commands, run in the slow tier)")
+    for e in entries:
+        quoted = claims(e)
+        assert quoted, f"{e.qualified}: its reproduce_note quotes nothing the python commands print"
+        output = "".join(run_python(code) for code in python_commands(e))
+        assert claim_problems(quoted, output) == [], f"{e.qualified}: {output}"
+
+
+def test_claims_catch_a_wrong_number():
+    output = "Theorem42(E=0.43351817420361555, bound=0.4060058497098381) tensor([18.]) outcome='false'"
+    assert claim_problems(["E=0.433518", "bound=0.406006", "18", "outcome='false'"], output) == []
+    assert len(claim_problems(["E=0.433519", "bound=0.43352", "17", "outcome='true'"], output)) == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e.qualified) for p in PACKS for e in errata.load(p)
+                                   if pytest_commands(e)])
+def test_pytest_reproducers_pass_reporting_the_entrys_xfails(entry):
+    """Each ``pytest`` reproducer line, run as a command, passes (exit 0 or 5: nothing selected is
+    not allowed) and reports xfails citing the entry, and no XPASS."""
+    for argv in pytest_commands(entry):
+        run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *argv[1:]],
+                             cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        out = run.stdout + run.stderr
+        assert run.returncode == 0, f"{' '.join(argv)}: exit {run.returncode}\n{out[-3000:]}"
+        assert "XPASS" not in out
+        if entry.tests and "-rxX" in argv and "XFAIL" in out:
+            assert entry.citation in out, f"{' '.join(argv)}: no xfail cites {entry.citation}"
 
 
 # ---------------------------------------------------------------------------------------

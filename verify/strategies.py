@@ -1,45 +1,60 @@
-"""Hypothesis strategies over the lemmas' parameter domains, spanning orders of magnitude.
+"""The masking pack's Hypothesis domains, composed from ``numerics.core.strategies``.
 
-Per DESIGN.md the domains are the whole of what the hypotheses allow: means of either
-sign from 1e-6 to 1e6 (and 0), scales from 1e-6 to 1e6 (and exactly 0), standardised
-means mu/s out to +-40 (deep tails), correlations on all of [-1, 1] including the
-endpoints, dimensions d = 1 (parallel neurons) to 5, kappa in {0} U [1e-3, 1e2].
+Each range is the one the kernels promise (``numerics.core.closed_form``), the whole float64
+range that the quantity's degree in the scale leaves finite:
+
+- ``FIRST``, 1e-300 .. 1e300: quantities of degree 1 in the scale (relu_moment1, relu_proxy)
+  and probabilities;
+- ``SECOND``, 1e-150 .. 1e150: degree 2 (relu_square_moment, relu_moment2 = s1 s2 M, and
+  kappa, which enters the mask moments as kappa^2);
+- ``GEOMETRY``, 1e-75 .. 1e75: direction vectors u, v, whose geometry forms
+  ||u||^2 ||v||^2 (``closed_form._plane``), of degree 4.
+
+Standardised means reach the underflow of Phi (a = -38.5), correlations both endpoints and
+points within 1e-15 of them, dimensions d = 1 (parallel neurons) to 5, kappa is 0 or any
+magnitude of ``SECOND``.
 """
 from __future__ import annotations
 
-import numpy as np
+import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 
+from numerics.core import strategies as core
 from numerics.masking.instances import networks  # noqa: F401  (Assumption 3.1 networks; maskverify fuzz draws them too)
 
-magnitudes = st.floats(-6, 6).map(lambda e: 10.0**e)
-scales = st.one_of(st.just(0.0), magnitudes)
-positive_scales = magnitudes
-standardised = st.one_of(st.floats(-40, 40), st.sampled_from([-37.0, -8.0, 0.0, 8.0]))
-correlations = st.one_of(st.floats(-1, 1), st.sampled_from([-1.0, -0.999999, 0.0, 0.999999, 1.0]))
-kappas = st.one_of(st.just(0.0), st.floats(-3, 2).map(lambda e: 10.0**e))
-positive_kappas = st.floats(-3, 2).map(lambda e: 10.0**e)
+FIRST = (1e-300, 1e300)
+SECOND = (1e-150, 1e150)
+GEOMETRY = (1e-75, 1e75)
+
+correlations = core.correlations()
+kappas = core.scales(*SECOND)
+positive_kappas = core.magnitudes(*SECOND)
 
 
-@st.composite
-def normal_params(draw):
-    """(mu, s) with mu/s anywhere in [-40, 40] and s over 12 orders of magnitude."""
-    s = draw(positive_scales)
-    return draw(standardised) * s, s
+def normal_params(degree: int = 2):
+    """(mu, s) with mu/s down to the underflow of Phi and s over the range of that degree."""
+    return core.normal_params(*(FIRST if degree == 1 else SECOND))
 
 
-@st.composite
-def bivariate_params(draw):
-    (mu1, s1), (mu2, s2) = draw(normal_params()), draw(normal_params())
-    return mu1, mu2, s1, s2, draw(correlations)
+def bivariate_params():
+    """(mu1, mu2, s1, s2, rho) for the degree-2 orthant moments."""
+    return core.bivariate_params(*SECOND)
 
 
-@st.composite
-def directions(draw, d=None, nonzero=True):
-    d = draw(st.integers(1, 5)) if d is None else d
-    entries = st.floats(-1, 1, allow_subnormal=False).filter(lambda x: x == 0 or abs(x) > 1e-3)
-    u = np.array(draw(st.lists(entries, min_size=d, max_size=d)))
-    if nonzero and not np.any(u):
-        u[0] = 1.0
-    scale = draw(magnitudes)
-    return u * scale
+def directions(d=None):
+    """A nonzero direction of dimension d (drawn from 1..5 when None), magnitude over ``GEOMETRY``."""
+    dims = st.integers(1, 5) if d is None else st.just(d)
+    return dims.flatmap(lambda n: core.vectors(n, *GEOMETRY))
+
+
+def tiers(default: int):
+    """Parametrize a heavy campaign by ``examples``: ``default`` in the default tier, the profile's
+    full count (None) in the slow tier, so the default tier stays fast and ``-m slow`` loses nothing."""
+    return pytest.mark.parametrize("examples", [pytest.param(default, id="default"),
+                                                pytest.param(None, id="full", marks=pytest.mark.slow)])
+
+
+def limit(examples):
+    """``settings(max_examples=examples)``, or the profile's settings when ``examples`` is None."""
+    return settings(max_examples=examples) if examples else (lambda f: f)

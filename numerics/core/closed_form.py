@@ -19,6 +19,14 @@ catastrophically in the lower tails (mu/s -> -inf) and are 0/0 at s = 0 and rho 
 The kernels evaluate the same functions through positive representations
 (``numerics.core.normal``, ``numerics.core.bvn``) and take the exact degenerate values:
 s = 0 means z = mu almost surely, so 1{z >= 0} = 1{mu >= 0} (equality included).
+
+Accuracy promised (and tested in verify/masking/test_s4_gaussian_fast.py): the scalar kernels
+relative error <= 1e-13 wherever the value is a normal float64, for s from 1e-300 to 1e300 (1e-150
+to 1e150 where the value is of degree 2 in s), the rounding of fl(mu/s) corrected to first order.
+The mask moments normwise, in the deep tails too (entries may cancel to 0 or change sign while
+the matrix is ~1e-146): ||M - M_exact||_F <= 1e-13 ||M_exact||_F plus (d + 2) eps times the
+sensitivity of M to the rounding of a = 1^T u/(kappa ||u||), ~a^2 in the lower tail (that
+rounding is not corrected); u, v are used through their directions only (``_binary_scaled``).
 """
 from __future__ import annotations
 
@@ -50,6 +58,10 @@ def _rounding(a: torch.Tensor, mu: torch.Tensor, s: torch.Tensor) -> torch.Tenso
     The kernels add the first-order term f'(a) delta, with mu - a s formed exactly.
     """
     ok = (s > 0) & (a.abs() < 1e100)  # beyond, every lemma has underflowed or saturated
+    # Dekker's split overflows for operands beyond ~1e300 (a NaN at mu = -1e300, s = 2e300):
+    # scale mu and s by 2^-200 where s is large, exactly, which leaves a and delta unchanged
+    f = torch.where(s > 2.0**900, torch.full_like(s, 2.0**-200), torch.ones_like(s))
+    mu, s = mu * f, s * f
     sa = torch.where(ok, s, torch.ones_like(s))
     af = torch.where(ok, a, torch.zeros_like(a))
     p, e = two_prod(af, sa)
@@ -287,6 +299,16 @@ def _mask_args(spec: dict):
     return vecs, kappa.expand(lead), back
 
 
+def _binary_scaled(x: torch.Tensor) -> torch.Tensor:
+    """x / 2^e, 2^e the binary exponent of max_i |x_i| (exact: only exponents change; 0 stays 0).
+
+    The mask moments depend on the directions only, and the geometry (``_plane``) forms products
+    of up to three entries whose squares are summed: u = 1e52 e3 - 1e52 e4 against v = 1e50 e1 overflowed
+    there (a wedge moment off by 0.12 in a norm of 4.8)."""
+    _, e = torch.frexp(x.abs().amax(-1, keepdim=True))
+    return torch.ldexp(x, -e.to(x.dtype))
+
+
 def _unit(x: torch.Tensor):
     n = torch.linalg.vector_norm(x, dim=-1)
     safe = torch.where(n > 0, n, torch.ones_like(n))
@@ -303,6 +325,7 @@ def mask_moment1(u, kappa):
     u = 0 or kappa = 0 give 1{1^T u >= 0} 1.
     """
     (u,), kappa, back = _mask_args({"u": (u, REAL), "kappa": (kappa, NONNEG)})
+    u = _binary_scaled(u)
     uh, nu = _unit(u)
     a = _standardise(uh.sum(-1), kappa)
     ones = torch.ones_like(u)
@@ -408,7 +431,92 @@ def _wedge(u, v, kappa):
     c = lambda x: x[..., None, None]  # noqa: E731 - broadcast a batch scalar over (d, d)
     second = (c(P) * eye + c(D11) * _outer(uh, uh) + c(D12) * (_outer(uh, e2) + _outer(e2, uh))
               + c(D22) * _outer(e2, e2))
-    return (c(P) * _outer(ones, ones) + k * (_outer(ones, t) + _outer(t, ones)) + k**2 * second), q, rho
+    out = c(P) * _outer(ones, ones) + k * (_outer(ones, t) + _outer(t, ones)) + k**2 * second
+    # error scale: the norms of the three terms (they cancel in the lower tail, ``_wedge_tail``)
+    d = uh.shape[-1]
+    scale = P * d + 2 * kappa * torch.linalg.vector_norm(t, dim=-1) * d**0.5 + kappa**2 * (
+        P * d**0.5 + D11.abs() + 2 * D12.abs() + D22.abs())
+    return _wedge_tail(u, v, kappa, out, scale), q, rho
+
+
+def _cone(u, v, kappa):
+    """E[c c^T 1{c^T u >= 0, c^T v >= 0}] from the coordinates that are non-negative on the event,
+    for nonzero u, v not parallel, kappa > 0, |a_i| <= 1e50; returns it with its error scale.
+
+    With z_i = c^T u_hat, c^T v_hat = kappa s_i, s_i = a_i + X_i >= 0 on the event, the part of c in
+    span(u, v) is (z1 f2 + z2 e2)/q (f2, e2 the dual directions of ``_plane``: u_hat^T f2 = q,
+    v_hat^T f2 = 0, u_hat^T e2 = 0, v_hat^T e2 = q), so with w = 1 - (1^T u_hat) u_hat - (1^T e2) e2
+    and the orthant moments N_i = E[s_i 1], M = E[s1 s2 1], M_ii = E[s_i^2 1] (``bvn``, all >= 0):
+      E[c c^T 1] = (kappa/q)^2 (M11 f2 f2^T + M (f2 e2^T + e2 f2^T) + M22 e2 e2^T)
+                   + (kappa/q) (n w^T + w n^T) + P (w w^T + kappa^2 (I - u_hat u_hat^T - e2 e2^T)),
+    n = N1 f2 + N2 e2.  Every coefficient is non-negative: the only cancellation is between
+    entries of f2 and e2 (f2^T e2 = -rho), so the error is ~eps times the returned scale
+    (sum of the coefficients' norms), within 2/(1 - rho) of the result's norm.
+    """
+    rho, q, e2, f2 = _plane(u, v)
+    uh, _ = _unit(u)
+    vh, _ = _unit(v)
+    a1, a2 = uh.sum(-1) / kappa, vh.sum(-1) / kappa
+    # both orders in one call (N2, M22 are N1, M11 with the arguments swapped)
+    both = bvn.orthant_moments(torch.cat([a1, a2]), torch.cat([a2, a1]), torch.cat([rho, rho]), q=torch.cat([q, q]))
+    r = len(a1)
+    P, N1, M, M11 = (both[k][:r] for k in ("P", "N1", "M", "M11"))
+    N2, M22 = both["N1"][r:], both["M11"][r:]
+    ones = torch.ones_like(uh)
+    w = ones - uh.sum(-1)[..., None] * uh - e2.sum(-1)[..., None] * e2
+    eye = torch.eye(uh.shape[-1], dtype=uh.dtype, device=uh.device)
+    c = lambda x: x[..., None, None]  # noqa: E731 - broadcast a batch scalar over (d, d)
+    kq = kappa / q
+    n = kq[..., None] * (N1[..., None] * f2 + N2[..., None] * e2)
+    out = (c(kq**2) * (c(M11) * _outer(f2, f2) + c(M) * (_outer(f2, e2) + _outer(e2, f2)) + c(M22) * _outer(e2, e2))
+           + _outer(n, w) + _outer(w, n) + c(P) * (_outer(w, w) + c(kappa**2) * (eye - _outer(uh, uh) - _outer(e2, e2))))
+    out = 0.5 * (out + out.transpose(-1, -2))  # exactly symmetric (the sum above is only to rounding)
+    nw = torch.linalg.vector_norm(w, dim=-1)
+    scale = kq**2 * (M11 + 2 * M + M22) + 2 * kq * (N1 + N2) * nw + P * (nw**2 + kappa**2 * uh.shape[-1])
+    return out, scale
+
+
+def _wedge_tail(u, v, kappa, out, scale):
+    """In the lower tail (min(a1, a2) < 0), where the Stein form ``out`` of ``_wedge`` cancels (its
+    error scale ``scale`` above 4 times its norm), take whichever of it and two cancellation-free
+    forms has the smallest error scale: ``_cone`` directly (error within
+    2/(1 - rho) eps), or, for rho > 0.9 and with u the more restrictive direction (smaller a), the
+    half-space of u minus the cone {c^T u >= 0, c^T v < 0} = ``_cone(u, -v)`` (correlation -rho;
+    good when the event is most of the half-space, as it is for rho -> 1).  In the lower tail
+    P 1 1^T, kappa (1 t^T + t 1^T) and kappa^2 D are each ~a^2 times the result (u = (-3.1e-5,
+    -1.2e-5), v = e1, kappa = 10^-1.25, a = (-23.0, 17.8): normwise error 6.8e-10).  Only the tail
+    rows pay for the orthant moments (one ``bvn.orthant_moments`` call for all of them).
+    """
+    shape, d = out.shape, u.shape[-1]
+    u, v, kappa, out, scale = u.reshape(-1, d), v.reshape(-1, d), kappa.reshape(-1), out.reshape(-1, d, d), scale.reshape(-1)
+    (uh, nu), (vh, nv) = _unit(u), _unit(v)
+    a1, a2 = uh.sum(-1) / kappa, vh.sum(-1) / kappa
+    rho = _plane(u, v)[0]
+    cancels = scale > 4 * torch.linalg.matrix_norm(out)  # the Stein form lost more than 2 bits
+    rows = ((torch.minimum(a1, a2) < 0) & (torch.maximum(a1.abs(), a2.abs()) <= 1e50)
+            & (nu > 0) & (nv > 0) & (rho.abs() < 1) & cancels)
+    if not bool(rows.any()):
+        return out.reshape(shape)
+    idx = rows.nonzero(as_tuple=True)
+    ur, vr, kr = u[idx], v[idx], kappa[idx]
+    first = (a1[idx] <= a2[idx])[..., None]
+    um, vo = torch.where(first, ur, vr), torch.where(first, vr, ur)
+    near = rho[idx] > 0.9  # these also try the difference form
+    jn = near.nonzero(as_tuple=True)
+    cones, s_cones = _cone(torch.cat([ur, um[jn]]), torch.cat([vr, -vo[jn]]), torch.cat([kr, kr[jn]]))
+    r = len(kr)
+    direct, s_direct = cones[:r], s_cones[:r]
+    umh, _ = _unit(um[jn])
+    half = _half_space(umh, kr[jn], umh.sum(-1) / kr[jn])
+    s_diff = torch.full_like(s_direct, float("inf"))
+    s_diff[jn] = torch.linalg.matrix_norm(half) + s_cones[r:]
+    diff = direct.clone()
+    diff[jn] = half - cones[r:]
+    best = torch.where((s_direct <= s_diff)[..., None, None], direct, diff)
+    best_scale = torch.minimum(s_direct, s_diff)
+    out = out.clone()
+    out[idx] = torch.where((best_scale <= scale[idx])[..., None, None], best, out[idx])
+    return out.reshape(shape)
 
 
 def mask_moment2(u, v=None, kappa=None):
@@ -424,6 +532,7 @@ def mask_moment2(u, v=None, kappa=None):
     if v is None:  # a zero direction imposes no constraint: 1{c^T 0 >= 0} = 1
         v = torch.zeros_like(u) if isinstance(u, torch.Tensor) else np.zeros(np.shape(u))
     (u, v), kappa, back = _mask_args({"u": (u, REAL), "v": (v, REAL), "kappa": (kappa, NONNEG)})
+    u, v = _binary_scaled(u), _binary_scaled(v)
     uh, nu = _unit(u)
     vh, nv = _unit(v)
     kpos = kappa > 0

@@ -20,7 +20,7 @@ COVARIANCE_TYPO = ("paper, proof sketch of Theorem 4.2: 'Cov(z1, z2) = (w_r . x_
 
 @pytest.mark.statement("lemma.relu_moment2")
 @pytest.mark.witness("montecarlo")
-@pytest.mark.xfail(strict=True, reason=COVARIANCE_TYPO)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=COVARIANCE_TYPO)
 def test_proof_sketch_covariance_as_printed(record):
     """With the printed covariance u^T v (no kappa^2), E_1 disagrees with raw masks.
 
@@ -38,3 +38,13 @@ def test_proof_sketch_covariance_as_printed(record):
     z = float(est.z_scores(printed).abs().max())
     record(ratio=z / test.z, detail=f"|z| = {z:.1f} for the printed covariance")
     assert z <= test.z, f"printed covariance: |z| = {z:.1f} > {test}"
+
+
+@pytest.mark.statement("lemma.relu_moment2")
+@pytest.mark.witness("fast")
+def test_proof_sketch_covariance_pinned(record):
+    """masking:E1's numbers (d = 1, w_r = w_r' = x = 1, kappa = 2): E_1 = E[c^2 1{c >= 0}] = 4.1614
+    with the true correlation 1, and 2.4417 with the printed covariance (correlation 1/4)."""
+    true, printed = (float(cf.relu_moment2(1.0, 1.0, 2.0, 2.0, rho)) for rho in (1.0, 0.25))
+    record(detail=f"E_1 = {true:.4f}; printed covariance: {printed:.4f}")
+    assert (round(true, 4), round(printed, 4)) == (4.1614, 2.4417)

@@ -25,7 +25,7 @@ E4 = ("Theorem 4.2, eq. (4) fails: m = n = d = 1, w = 2, x = 1, y = -6, kappa = 
 
 @pytest.mark.statement("thm.4.2")
 @pytest.mark.witness("fast")
-@pytest.mark.xfail(strict=True, reason=E4)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E4)
 def test_bound_4_smallest_counterexample(record):
     th = nw.theorem_4_2(*E4_NET)
     assert th.hypothesis and th.resolved
@@ -35,7 +35,7 @@ def test_bound_4_smallest_counterexample(record):
 
 @pytest.mark.statement("thm.4.2")
 @pytest.mark.witness("montecarlo")
-@pytest.mark.xfail(strict=True, reason=E4)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E4)
 def test_bound_4_counterexample_by_raw_masks(record):
     """E = E_C[L_C] - T1 - T2 with E_C[L_C] sampled from raw masks (T1, T2 are the paper's
     closed forms in Phi): the sampled E exceeds the bound by many standard errors."""
@@ -48,14 +48,35 @@ def test_bound_4_counterexample_by_raw_masks(record):
     assert z <= test.z, f"sampled E exceeds (4) by {z:.1f} standard errors ({test})"
 
 
+@pytest.mark.statement("thm.4.2")
+@pytest.mark.witness("fast")
+def test_bound_4_counterexample_pinned(record):
+    """masking:E4's numbers, which the printed form's xfail above must fail on: E = 0.433518
+    against the bound 0.406006 (ratio 1.068), Assumption 3.1 and B_y = 3 sqrt(m) R_w holding,
+    phi_max = psi_max = 1/e."""
+    th = nw.theorem_4_2(*E4_NET)
+    assert th.hypothesis and th.resolved
+    record(ratio=th.ratio, detail=f"E = {th.E:.6f}, bound (4) = {th.bound:.6f}")
+    assert (round(th.E, 6), round(th.bound, 6), round(th.ratio, 3)) == (0.433518, 0.406006, 1.068)
+    assert th.definition.phi_max == th.definition.psi_max == pytest.approx(math.exp(-1), rel=1e-15)
+    assert th.definition.B_y == 3 * th.definition.R_w
+
+
 PSI_RANGE = ("eq. (3) states psi in (0, 1/sqrt(2e)]; psi(0) = 0 (masking:E5)")
 
 
 @pytest.mark.statement("def.4.1")
 @pytest.mark.witness("symbolic")
-@pytest.mark.xfail(strict=True, reason=PSI_RANGE)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=PSI_RANGE)
 def test_psi_is_positive_as_printed():
     assert paper_psi(0) > 0
+
+
+@pytest.mark.statement("def.4.1")
+@pytest.mark.witness("symbolic")
+def test_psi_at_zero_pinned():
+    """masking:E5's number: psi(0) = 0 exactly (the printed range excludes it)."""
+    assert paper_psi(0) == 0
 
 
 FIG_1B = ("Fig. 1(b)'s caption: sigma_hat matches E_c[sigma(w^T (x . c))] across the kappa shown; "
@@ -64,7 +85,7 @@ FIG_1B = ("Fig. 1(b)'s caption: sigma_hat matches E_c[sigma(w^T (x . c))] across
 
 @pytest.mark.statement("rem.4.4")
 @pytest.mark.witness("montecarlo")
-@pytest.mark.xfail(strict=True, reason=FIG_1B)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=FIG_1B)
 def test_fig_1b_proxy_matches_raw_masks(record):
     """w^T x = 0.77, ||w . x|| = 1 (d = 5, the construction of ``numerics.masking.figures``), kappa = 0.5."""
     z0, kappa = 0.77, 0.5
@@ -77,3 +98,16 @@ def test_fig_1b_proxy_matches_raw_masks(record):
     test = ZTest(alpha=1e-6)
     record(ratio=z / test.z, detail=f"|z| = {z:.1f} for sigma_hat at kappa = {kappa}")
     assert z <= test.z, f"sigma_hat is {z:.1f} standard errors from the raw-mask mean ({test})"
+
+
+@pytest.mark.statement("rem.4.4")
+@pytest.mark.witness("fast")
+def test_fig_1b_gap_pinned(record):
+    """masking:E6's gap at w^T x = 0.77, ||w . x|| = 1, kappa = 0.5: sigma_tilde - sigma_hat
+    = s varphi(mu/s) = 0.5 varphi(1.54) = 0.0609388 (exact kernels, no sampling); the
+    difference of two values ~0.7 loses ~12x of their ~1e-16 rounding, so rel 1e-14 has margin."""
+    mu, s = 0.77, 0.5
+    gap = float(cf.relu_moment1(mu, s) - cf.relu_proxy(mu, s))
+    record(detail=f"gap {gap:.7f}")
+    assert gap == pytest.approx(s * math.exp(-0.5 * (mu / s) ** 2) / math.sqrt(2 * math.pi), rel=1e-14)
+    assert round(gap, 7) == 0.0609388

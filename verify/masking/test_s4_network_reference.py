@@ -60,7 +60,7 @@ BOUND_4_SMALL_KAPPA = ("Theorem 4.2, eq. (4) fails also for small kappa, where E
 
 
 @pytest.mark.statement("thm.4.2")
-@pytest.mark.xfail(strict=True, reason=BOUND_4_SMALL_KAPPA)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BOUND_4_SMALL_KAPPA)
 def test_bound_4_smallest_small_kappa_counterexample(record):
     """The campaign below shrinks to one neuron: w = 10, a = -1, x = 1/4, y = 30, kappa = 1/10,
     where E ~ 6.25e-22 and the bound ~ 5.06e-22 (only resolved in mpmath)."""
@@ -72,7 +72,7 @@ def test_bound_4_smallest_small_kappa_counterexample(record):
 
 @pytest.mark.slow
 @pytest.mark.statement("thm.4.2")
-@pytest.mark.xfail(strict=True, reason=BOUND_4_SMALL_KAPPA)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BOUND_4_SMALL_KAPPA)
 def test_bound_4_fuzzed_at_small_kappa_in_mpmath(record):
     """Fuzz (4) with kappa in [1e-3, 1e-1] on networks with n, m, d <= 2 under Assumption 3.1 and
     B_y <= 3 sqrt(m) R_w; E from the mpmath reference (resolved at any size), target |E|/bound."""

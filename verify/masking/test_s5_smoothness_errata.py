@@ -37,7 +37,7 @@ ONE_NEURON = ([[1.0]], [1.0], [[1.0]], [0.0])
 @pytest.mark.statement("asm.5.1.10")
 @pytest.mark.statement("lemma.5.5")
 @pytest.mark.witness("fast")
-@pytest.mark.xfail(strict=True, reason=E9)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E9)
 @pytest.mark.parametrize("C1, c", [(1.0, 1.0), (10.0, 3.0), (100.0, 8.0)])
 def test_smallest_mask_breaking_a_fixed_C1(C1, c, record):
     """m = n = d = 1, w = x = a = 1, y = 0: the mask c (the smallest integer with 2 c^2 > C_1; c = 1 is
@@ -51,7 +51,7 @@ def test_smallest_mask_breaking_a_fixed_C1(C1, c, record):
 
 
 @pytest.mark.witness("symbolic")
-@pytest.mark.xfail(strict=True, reason=E9)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E9)
 @pytest.mark.parametrize("sid", per_statement(["asm.5.1.10", "lemma.5.5"]))
 def test_needed_constant_is_bounded_symbolically(sid, record):
     """SymPy: for every C_1 > 0 the mask c = sqrt(C_1) needs 2 C_1, and sup_c 2 c^2 = oo (the refutation
@@ -64,7 +64,7 @@ def test_needed_constant_is_bounded_symbolically(sid, record):
 @pytest.mark.statement("asm.5.1.10")
 @pytest.mark.statement("lemma.5.5")
 @pytest.mark.witness("certified")
-@pytest.mark.xfail(strict=True, reason=E9)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E9)
 def test_bound_holds_almost_surely_for_C1_100(record):
     """Claim read in its weakest form: (10) with C_1 = 100 holds for almost every mask.  The Arb
     enclosure of P(C_1^needed > 100) for the one-neuron network at kappa = 0.05 (the smallest kappa
@@ -74,10 +74,22 @@ def test_bound_holds_almost_surely_for_C1_100(record):
     assert not (p > 0), f"P(C_1^needed > 100) = {p.str(5)} > 0 (certified)"
 
 
+@pytest.mark.statement("asm.5.1.10")
+@pytest.mark.statement("lemma.5.5")
+@pytest.mark.witness("fast")
+def test_needed_constant_pinned(record):
+    """masking:E9's numbers: the one-neuron network needs C_1 = 2 c^2 (2, 18, 128 at c = 1, 3, 8),
+    and P(c > sqrt(C_1/2)) at C_1 = 10, kappa = 1 is Phi(1 - sqrt 5) = 0.108217 (Arb)."""
+    needed = [float(sm.smoothness(*ONE_NEURON, [[c]]).needed) for c in (1.0, 3.0, 8.0)]
+    p = sm.to_float(sm.violation_probability_arb(10.0, 1.0))
+    record(detail=f"C_1^needed {needed}; P {p:.6f}")
+    assert needed == [2.0, 18.0, 128.0] and round(p, 6) == 0.108217
+
+
 # =============================================================================== E10
 @pytest.mark.statement("lemma.D.21")
 @pytest.mark.witness("fast")
-@pytest.mark.xfail(strict=True, reason=E10)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E10)
 def test_lemma_d21_smallest_counterexample(record):
     """No mask (c = 1), one neuron: f = 1, L_C = 1/2, grad = 1, so ||grad||^2 = 1 > sqrt(1/2)."""
     s = sm.smoothness(*ONE_NEURON, [[1.0]])
@@ -88,11 +100,19 @@ def test_lemma_d21_smallest_counterexample(record):
 
 @pytest.mark.statement("lemma.D.21")
 @pytest.mark.witness("symbolic")
-@pytest.mark.xfail(strict=True, reason=E10)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E10)
 def test_lemma_d21_symbolically(record):
     r = T.REFUTATIONS[("lemma.D.21", "bound")]()
     record(detail=r.claim)
     assert not r.proved, r.report()
+
+
+@pytest.mark.statement("lemma.D.21")
+@pytest.mark.witness("fast")
+def test_lemma_d21_counterexample_pinned():
+    """masking:E10's numbers: ||grad||^2 = 1 against sqrt(n/m) L_C^(1/2) = sqrt(1/2) = 0.7071."""
+    s = sm.smoothness(*ONE_NEURON, [[1.0]])
+    assert float(s.top) == 1.0 and round(float(s.lemma_d21_rhs()), 4) == 0.7071
 
 
 # =============================================================================== E11
@@ -103,7 +123,7 @@ EVENTS = {"smallest": (1, 1.0, 0.5, 15), "fig3a": (20, 0.2, 0.01, 500)}
 
 @pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("certified")
-@pytest.mark.xfail(strict=True, reason=E11)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E11)
 @pytest.mark.parametrize("name", list(EVENTS))
 def test_event_for_all_masks_at_level_1_minus_delta(name, record):
     """Claim: P(max_i ||c_i||_inf <= C) >= 1 - delta with D.22's C for one mask.  Arb: the exact
@@ -118,8 +138,19 @@ def test_event_for_all_masks_at_level_1_minus_delta(name, record):
 
 
 @pytest.mark.statement("lemma.D.21.proof")
+@pytest.mark.witness("certified")
+def test_event_level_pinned(record):
+    """masking:E11's numbers (Arb): P_1^15 = 0.47762 < 1/2 at d = kappa = 1, delta = 1/2, and the failure
+    0.207221 > 0.01 at Fig. 3(a)'s size (d = 20, kappa = 0.2, n = 500)."""
+    small, fig = (sm.lemma_d22_arb(d, kappa, delta, copies=n) for d, kappa, delta, n in EVENTS.values())
+    p = 1 - sm.to_float(small.failure)
+    record(detail=f"P_1^15 = {p:.5f}; Fig. 3(a) failure {sm.to_float(fig.failure):.6f}")
+    assert round(p, 5) == 0.47762 and round(sm.to_float(fig.failure), 6) == 0.207221
+
+
+@pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("montecarlo")
-@pytest.mark.xfail(strict=True, reason=E11)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E11)
 def test_event_for_all_masks_by_raw_masks(record):
     """d = kappa = 1, delta = 1/2, n = 15 raw masks per draw: the frequency of max_i ||c_i||_inf <= C
     lies many standard errors below 1 - delta = 1/2 (exact 0.47762)."""
@@ -135,7 +166,7 @@ def test_event_for_all_masks_by_raw_masks(record):
 
 @pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("symbolic")
-@pytest.mark.xfail(strict=True, reason=E11)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=E11)
 def test_event_level_symbolically(record):
     r = T.REFUTATIONS[("lemma.D.21.proof", "event_level")]()
     record(detail=r.claim)

@@ -2,6 +2,11 @@
 eta = 0.005, K = 2000), with every hidden constant set to 1 (``numerics.masking.bounds``; the same
 table is ``maskverify bounds``).  What is measured: lambda_0 of the data (eq. (11)), epsilon_1..3
 at the initialisation (Corollaries 5.3, 5.4), and each requirement's distance to the instance.
+
+The full report needs the exact expected gradient of the 100 x 500 network (~20 s), so its tests
+are in the slow tier; the default tier keeps the width and step requirements, which need
+lambda_0 only (``test_fig3_width_and_step_alone_miss``), and every requirement's formula is
+checked against the catalogue on fuzzed instances in ``test_s5_float_vs_symbolic``.
 """
 from __future__ import annotations
 
@@ -9,11 +14,33 @@ import math
 
 import pytest
 
+from numerics.core.compile import compile_expr
 from numerics.masking import bounds
+from numerics.masking import network as nw
 from numerics.core.tolerance import Tol
+from theory.masking import convergence as TC
+from theory.masking import network as TN
 
 pytestmark = pytest.mark.witness("fast")
 SAME_FORMULA = Tol(rtol=1e-12, why="one formula in float64 (numerics.masking.bounds) and through SymPy (the catalogue)")
+
+
+@pytest.mark.statement("thm.5.2")
+@pytest.mark.statement("thm.5.6")
+def test_fig3_width_and_step_alone_miss(record):
+    """Fig. 3(a)'s data and settings against the catalogue's width and step requirements (shared by
+    Theorems 5.2 and 5.6, constants 1): lambda_0 of the data alone says m = 100 misses by > 20
+    orders of magnitude and eta = 0.005 by > 3."""
+    f = bounds.FIG3
+    X, _ = bounds.synthetic_data(f["n"], f["d"], seed=0)
+    lam = float(nw.lambda0(X))
+    args = (TN.n, TC.K, TC.lam0, TC.delta, TC.tau, TC.C5, TC.C6)
+    width, step = (compile_expr(eq.rhs, args)(f["n"], f["K"], lam, f["delta"], f["tau"], 1, 1)
+                   for eq in (TC.WIDTH, TC.STEP))
+    record(ratio=width / f["m"], detail=f"lambda_0 = {lam:.4g}; m needs {width:.3g} (has {f['m']}); "
+                                      f"eta needs <= {step:.3g} (has {f['eta']})")
+    assert lam > 0
+    assert math.log10(width / f["m"]) > 20 and math.log10(f["eta"] / step) > 3
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +50,7 @@ def fig3():
     return bounds.evaluate(X, y, **settings)
 
 
+@pytest.mark.slow
 @pytest.mark.statement("thm.5.2")
 @pytest.mark.statement("thm.5.6")
 def test_fig3_experiment_is_far_outside_both_theorems(fig3, record):
@@ -39,6 +67,7 @@ def test_fig3_experiment_is_far_outside_both_theorems(fig3, record):
     assert fig3.covered == {"Theorem 5.2": False, "Theorem 5.6": False}
 
 
+@pytest.mark.slow
 @pytest.mark.statement("thm.5.6")
 def test_phi_hat_is_one_at_a_random_initialisation(fig3, record):
     """With n m = 50,000 (neuron, sample) pairs some pre-activation mean is near 0, so
@@ -66,6 +95,7 @@ def _catalogue_value(expr, rep: bounds.Report):
     return float(sp.sympify(expr).subs(values))
 
 
+@pytest.mark.slow
 @pytest.mark.statement("thm.5.2")
 @pytest.mark.statement("thm.5.6")
 def test_requirements_are_the_catalogues(fig3, record):
