@@ -48,9 +48,19 @@ def _check(n, d, sigma, eta):
         raise ValueError(f"eta must lie in [0, 1], got {eta!r}")
 
 
-def sample(n: int, d: int, sigma: float, eta: float = 0.0, *, seed: int, device="cpu") -> Sample:
-    """n i.i.d. draws of the (noisy) distribution, reproducible from ``seed``."""
+#: the label adversaries: None (independent flips of probability eta) or a rule choosing
+#: k = round(eta n) samples to flip after the draw (Section 2 allows an adversary):
+#: "cluster" the first k samples of the +mu_1 cluster (all of it if it has fewer), "margin" the k
+#: samples closest to the Bayes boundary, smallest ||<mu_1, x>| - |<mu_2, x>||
+ADVERSARIES = (None, "cluster", "margin")
+
+
+def sample(n: int, d: int, sigma: float, eta: float = 0.0, *, seed: int, device="cpu", adversary=None) -> Sample:
+    """n i.i.d. draws of the (noisy) distribution, reproducible from ``seed``; labels flipped
+    independently or by an ``adversary`` (``ADVERSARIES``)."""
     _check(n, d, sigma, eta)
+    if adversary not in ADVERSARIES:
+        raise ValueError(f"adversary must be one of {ADVERSARIES}, got {adversary!r}")
     gen = torch.Generator(device=device).manual_seed(int(seed))
     cluster = torch.randint(0, 4, (int(n),), generator=gen, device=device)
     table = torch.tensor(CLUSTERS, dtype=DTYPE, device=device)
@@ -59,6 +69,12 @@ def sample(n: int, d: int, sigma: float, eta: float = 0.0, *, seed: int, device=
     x[:, 1] += table[cluster, 1]
     clean = table[cluster, 2]
     flip = torch.rand(int(n), generator=gen, dtype=DTYPE, device=device) < eta
+    k = round(eta * n)
+    if adversary == "cluster":
+        flip = (cluster == 0) & (torch.cumsum((cluster == 0).to(torch.int64), 0) <= k)
+    elif adversary == "margin":
+        flip = torch.zeros_like(flip)
+        flip[torch.argsort((x[:, 0].abs() - x[:, 1].abs()).abs())[:k]] = True
     y = torch.where(flip, -clean, clean)
     return Sample(x, clean, y, cluster)
 

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from theory.core.pack import LatexMeta, Paper
 
-from . import derivations, distribution, initialisation
+from . import derivations, distribution, initialisation, training
 
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Section 2: the distribution", ("def.P", "prose.variance", "prose.snr", "prose.linear", "prose.bayes")),
     ("Section 4.1: random features at initialisation", ("lemma.4.1.p", "lemma.4.2")),
+    ("Section 4.1: the sample", ("lemma.4.3", "lemma.4.4")),
+    ("Sections 4.2-4.3: along gradient descent", ("cond.4.7", "cond.4.8", "lemma.A.1", "lemma.4.6", "lemma.4.9",
+                                                  "lemma.4.10", "lemma.4.11")),
+    ("Section 3: the conclusions", ("thm.3.1", "prop.3.2")),
 )
 
 NOTATION: tuple[tuple[str, str], ...] = (
@@ -34,7 +38,7 @@ PAPER = Paper(
     title="Random Feature Amplification: Feature Learning and Generalization in Neural Networks",
     authors=("S. Frei", "N. S. Chatterji", "P. L. Bartlett"),
     reference="arXiv 2202.07626 (JMLR 24(303), 2023)",
-    statements=distribution.STATEMENTS + initialisation.STATEMENTS,
+    statements=distribution.STATEMENTS + initialisation.STATEMENTS + training.STATEMENTS,
     derivations=(derivations.DERIVATIONS,),
     refutations=(derivations.REFUTATIONS,),
     latex=LatexMeta(sections=SECTIONS, notation=NOTATION, warnings=(WARNING,)),

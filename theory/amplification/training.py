@@ -1,0 +1,280 @@
+"""Sections 3-4 and Appendix A of Frei, Chatterji, Bartlett (2022): the sample (Lemma 4.3), the
+count difference (Lemma 4.4), the conditions and lemmas along gradient descent (Conditions
+4.7-4.8, Lemmas 4.6, 4.9, 4.10, 4.11, A.1) and the conclusions (Theorem 3.1, Proposition 3.2).
+
+Every display is lost; each statement is reconstructed, in the weakest form the surviving proofs
+use, from the passage its ``provenance`` names.  The lost assumptions are read as the proofs use
+them: (A3) n >= C log(m/delta) ("(A3) so that n >= log(64 m/delta)", "n >= C log(1/delta)");
+(A4) eta <= 1/C ("(A4) so that |N|/n <= 2 eta <= 1/(2 C_2)"); (A6) omega <= alpha/(C sqrt(m d))
+(Lemma A.1's ||w_j^(t)|| <= 2|a_j| alpha t needs ||w_j^(0)|| of smaller order than alpha |a_j|).
+
+Notation: I_mu the samples of cluster mu, I_mu^C (I_mu^N) its clean (noisy) ones; J_mu the sets
+of Lemma 4.2 (threshold 1/(3 C_0 sqrt d)); f^J(x; W) = sum_{j in J} a_j phi(<w_j, x>).
+"""
+from __future__ import annotations
+
+import sympy as sp
+
+from theory.core.functions import Phi, varphi
+from theory.core.statement import (
+             Equation,
+             Expectation,
+             Indicator,
+             Kind,
+             Param,
+             Statement,
+             Tex,
+             reconstructed,
+)
+
+d = sp.Symbol("d", integer=True, positive=True)
+n = sp.Symbol("n", integer=True, positive=True)
+m = sp.Symbol("m", integer=True, positive=True)
+sigma = sp.Symbol("sigma", positive=True)
+eta = sp.Symbol("eta", nonnegative=True)
+alpha = sp.Symbol("alpha", positive=True)
+delta = sp.Symbol("delta", positive=True)
+C = sp.Symbol("C", positive=True)
+C0 = sp.Symbol("C_0", positive=True)
+C1 = sp.Symbol("C_1", positive=True)
+C2 = sp.Symbol("C_2", positive=True)
+C3 = sp.Symbol("C_3", positive=True)
+t = sp.Symbol("t", integer=True, nonnegative=True)
+b = sp.Symbol("b", real=True)
+b1 = sp.Symbol("b_1", real=True)
+b2 = sp.Symbol("b_2", real=True)
+z = sp.Symbol("z", real=True)
+
+DATA_LAW = r"S\sim\mathsf{P}^n"
+RUN = r"\text{good run}"
+
+P_DOMAINS = (Param(d, sp.Range(2, sp.oo), "input dimension"),
+             Param(n, sp.Range(1, sp.oo), "sample size"),
+             Param(sigma, sp.Interval.open(0, sp.oo), "in-cluster standard deviation"),
+             Param(eta, sp.Interval.Ropen(0, sp.S.Half), "label-noise rate"),
+             Param(delta, sp.Interval.open(0, sp.S.Half), "failure probability"))
+GD_DOMAINS = P_DOMAINS + (Param(m, sp.Range(2, sp.oo, 2), "width (even)"),
+                          Param(alpha, sp.Interval.open(0, sp.oo), "step size, 1/(4 alpha) an integer"),
+                          Param(C0, sp.Interval.open(1, sp.oo), "the constant of Lemma 4.2's sets J_mu"))
+ASSUMPTIONS = (("(A1)-(A7) with one constant C: (A1) d >= C max(log^2(n/delta), log(m/delta)); (A2) sigma^2 <= "
+               "1/(C^2 d); (A3, reconstructed) n >= C log(m/delta); (A4, reconstructed) eta <= 1/C; (A5) m >= C "
+               "log(1/delta); (A6, reconstructed) omega <= alpha/(C sqrt(m d)); (A7) 1/(2 sqrt C) <= alpha <= 1/sqrt C"),
+               "labels flipped independently with probability eta (the adversary of the paper may choose which)")
+
+#: the edge per clean sample of a neuron with <w/||w||, mu> = b (Lemma 4.4): P(on | mu) - P(on | -mu)
+EDGE = 2 * Phi(b / sigma) - 1
+
+SAMPLE = Statement(
+    id="lemma.4.3",
+    ref="Lemma 4.3 (a)-(d)",
+    title="norms, inner products, noisy fraction and cluster sizes of the sample",
+    kind=Kind.LOWER_BOUND,
+    params=P_DOMAINS + (Param(C1, sp.Interval(2, sp.oo), "the universal constant C_1 >= 2 of the lemma"),),
+    equations=(
+        Equation("(a) along mu", Tex(r"\min_{i\in I_\mu}\langle x_i,\mu\rangle"), 1 - sp.sqrt(C1) * sigma * sp.sqrt(d), ">="),
+        Equation("(a) across", Tex(r"\max_{i\in I_\mu}|\langle x_i,\mu^\perp\rangle|"), sp.sqrt(C1) * sigma * sp.sqrt(d), "<="),
+        Equation("(b)", Tex(r"\max_{i\in I_\mu}\|x_i-\mu\|^2"), C1 * sigma**2 * d, "<="),
+        Equation("(c)", Tex(r"|\mathcal N|/n"), eta + C1 * sp.sqrt(sp.log(1 / delta) / n), "<="),
+        Equation("(d)", Tex(r"\big||I_\mu|-n/4\big|"), C1 * sp.sqrt(n * sp.log(1 / delta)), "<="),
+        Equation("probability", Expectation(Indicator(Tex(r"\text{(a)-(d) hold}")), DATA_LAW), 1 - delta, ">="),
+    ),
+    assumptions=ASSUMPTIONS[:1] + (("mu in {+-mu_1, +-mu_2}, mu^perp the other pair's mean (any unit vector orthogonal to mu "
+                                   "for (a) across)"),),
+    notes=("(b) and (c) are printed ('||x_i - mu||^2 <= C_1 sigma^2 d <= 1/C_1', '|N|/n <= eta + C_1 sqrt(log(1/delta)/n) "
+           "<= eta + 1/C_1'); (a) is rebuilt from its proof (Cauchy-Schwarz on x_i - mu with (b)) and (d) from its use "
+           "'the lower bound on the number of points in cluster mu_2 given in Lemma 4.3'. Exact laws for Gaussian noise and "
+           "independent flips: ||x_i - mu||^2/sigma^2 ~ chi^2_d, |N| ~ Binomial(n, eta), |I_mu| ~ Binomial(n, 1/4)."),
+    provenance=reconstructed(
+        "Lemma 4.3's surviving items (b) and (c), its proof in Appendix A.1.3 ('to derive a lower bound on <x_i, mu_1> ... "
+        "it suffices to derive an upper bound on ||x_i - mu||', 'Taking a union bound over the four clusters shows that part "
+        "(d) holds'), and Lemma 4.11's use of the cluster sizes"),
+)
+
+COUNT_GAP = Statement(
+    id="lemma.4.4",
+    ref="Lemma 4.4",
+    title="a neuron correlated with a cluster mean at order 1/sqrt(d) activates on more of its cluster than of the opposite one",
+    kind=Kind.LOWER_BOUND,
+    params=P_DOMAINS + (Param(C0, sp.Interval.open(1, sp.oo), "Lemma 4.2's constant"),
+                        Param(C2, sp.Interval.open(1, sp.oo), "the universal constant C_2 of the lemma"),
+                        Param(b, sp.Interval(-1, 1), "the neuron's normalised correlation <w/||w||, mu>")),
+    equations=(
+        Equation("gap", Tex(r"N_\mu(j)-N_{-\mu}(j)"), n / C2, ">="),
+        Equation("mean", Expectation(Tex(r"N_\mu(j)-N_{-\mu}(j)"), r"S\sim\mathsf{P}^n\mid w_j^{(0)}"),
+                 n * (1 - eta) / 4 * EDGE),
+    ),
+    assumptions=ASSUMPTIONS + (("N_mu(j) = #{i in I_mu^C : <w_j^(0), x_i> > 0}; j any neuron with b = <w_j^(0)/||w_j^(0)||, "
+                               "mu> >= 1/(3 C_0 sqrt d)"),),
+    where=((Tex("b"), Tex(r"\langle w_j^{(0)}/\|w_j^{(0)}\|,\mu\rangle")),),
+    notes=("'mean' is exact for Gaussian noise and independent flips: a clean sample of cluster +mu activates the neuron iff "
+           "b + sigma <u, g> > 0, probability Phi(b/sigma), and one of -mu with probability Phi(-b/sigma). The proof needs "
+           "b/sigma >= 1/9 ('[-1/9, 0] in [-1/(3 C_0 sigma sqrt d), 0]', i.e. sigma sqrt d <= 3/C_0), where the edge is "
+           "2 Phi(1/9) - 1 = 0.0885, so C_2 ~ 4/(0.0885 (1 - eta)) ~ 45-50 suffices in expectation."),
+    provenance=reconstructed(
+        "Lemma 4.4's surviving hypothesis '<w_j^(0)/||w_j^(0)||, mu> >= 1/(3 C_0 sqrt d) ... it holds that' [display lost], "
+        "Section 4.3's 'the fraction of samples within the mu_s cluster sharing the same sign ... is at least 1/2 + Delta', "
+        "and Lemma 4.10's proof '(i) we use Lemma 4.4, while in (ii) ... |N|/n <= 2 eta <= 1/(2 C_2)'"),
+)
+
+ALIGNMENT = Statement(
+    id="cond.4.7",
+    ref="Condition 4.7 (neuron alignment)",
+    title="every neuron of J_mu is on over cluster mu and off over cluster -mu",
+    kind=Kind.DEFINITION,
+    params=GD_DOMAINS + (Param(t, sp.Range(0, sp.oo), "GD step"),),
+    equations=(Equation("on", Tex(r"\phi'(\langle w_j^{(t)},x_i\rangle)"), sp.Integer(1), "="),
+               Equation("off", Tex(r"\phi'(\langle w_j^{(t)},x_k\rangle)"), sp.Integer(0), "=")),
+    assumptions=(("for every mu in {+-mu_1, +-mu_2}, every j in J_mu, every i in I_mu ('on') and every k in I_-mu ('off'), "
+                 "noisy samples included; decided as <w_j, x_i> > 0 and <w_j, x_k> < 0 (the proofs' form), so that the "
+                 "value of phi'(0) does not matter"),),
+    provenance=reconstructed(
+        "Section 4.2's gloss 'all samples within each cluster have the same ReLU activation, which is on on one of the "
+        "clusters and off on the opposing cluster', and Lemma 4.11's proof 'It suffices to show that for k in I_{+mu_1}, "
+        "we have <w_j^(t+1), x_k> > 0, and for k in I_{-mu_1}, we have <w_j^(t+1), x_k> < 0'"),
+)
+
+ORTHOGONALITY = Statement(
+    id="cond.4.8",
+    ref="Condition 4.8 (almost-orthogonality)",
+    title="the neurons of J_{+-mu_1} stay nearly orthogonal to mu_2, those of J_{+-mu_2} to mu_1",
+    kind=Kind.DEFINITION,
+    params=GD_DOMAINS + (Param(t, sp.Range(1, sp.oo), "GD step"),),
+    equations=(Equation("mu_1 neurons", Tex(r"\max_{j\in J_{\pm\mu_1}}|\langle w_j^{(t)},\mu_2\rangle|/|a_j|"), 3 * alpha, "<="),
+               Equation("mu_2 neurons", Tex(r"\max_{j\in J_{\pm\mu_2}}|\langle w_j^{(t)},\mu_1\rangle|/|a_j|"), 3 * alpha, "<=")),
+    assumptions=("for all times 1 <= t <= tau ('up to time tau')",),
+    provenance=reconstructed(
+        "Lemma 4.11's proof: 'we want to show that, for any neuron j in J_{+mu_1} satisfying [display lost] we have that "
+        "|<w_j^(t+1), mu_2>| <= 3 alpha |a_j| as well', and Section 4.2's 'the projection of the J_{+-mu_1} (resp. J_{+-mu_2}) "
+        "neurons onto the space spanned by mu_2 (resp. mu_1) remains small'"),
+)
+
+GROWTH = Statement(
+    id="lemma.A.1",
+    ref="Lemma A.1",
+    title="the weights grow at most linearly in t",
+    kind=Kind.UPPER_BOUND,
+    params=GD_DOMAINS + (Param(t, sp.Range(1, sp.oo), "GD step"),),
+    equations=(Equation("neuron", Tex(r"\max_j\|w_j^{(t)}\|/|a_j|"), 2 * alpha * t, "<="),
+               Equation("Frobenius", Tex(r"\|W^{(t)}\|_F"), 2 * alpha * t, "<=")),
+    assumptions=ASSUMPTIONS,
+    notes=("'neuron' is printed; 'Frobenius' follows from it with sum_j a_j^2 = 1 and is what Lemmas 4.9 and 4.11 use "
+           "('||W^(tau)||_F <= 1 for every tau <= t + 1' when 2 alpha (t + 1) <= 1)."),
+    provenance=reconstructed("Lemma A.1's surviving first item 'For all j in [m], ||w_j^(t)|| <= 2|a_j| alpha t;' [second item "
+                             "lost], with its use in Lemmas 4.9 and 4.11"),
+)
+
+SUBNETWORK = Statement(
+    id="lemma.4.6",
+    ref="Lemma 4.6",
+    title="the full network is close to a large sub-network",
+    kind=Kind.UPPER_BOUND,
+    params=(Param(m, sp.Range(2, sp.oo, 2), "width"),),
+    equations=(Equation("gap", Tex(r"|f(x;W)-f^J(x;W)|"),
+                        Tex(r"\|x\|\sqrt{|J^c|/m}\,\|W_{J^c}\|_F"), "<="),),
+    assumptions=("any J in [m], any W and x (deterministic); with ||W||_F <= 1 the right side is at most ||x|| sqrt(|J^c|/m)",),
+    provenance=reconstructed("Appendix A.2.2: 'In (i) we use the Cauchy-Schwarz inequality, and that phi is 1-Lipschitz with "
+                             "phi(0) = 0. The final claim follows as ||W_{J^c}||_F <= ||W||_F <= 1'"),
+)
+
+SUBNET_MARGIN = Statement(
+    id="lemma.4.9",
+    ref="Lemma 4.9",
+    title="alignment and orthogonality give the sub-network a margin at time T",
+    kind=Kind.LOWER_BOUND,
+    params=GD_DOMAINS + (Param(C3, sp.Interval.open(1, sp.oo), "C_3 = 4096 e^2/(1 - 1/C_0)^2"),),
+    equations=(Equation("norm", Tex(r"\|W^{(T)}\|_F"), sp.Integer(1), "<="),
+               Equation("clean", Tex(r"\min_{i\in\mathcal C} y_i f^J(x_i;W^{(T)})"), 1 / C3, ">="),
+               Equation("noisy", Tex(r"\max_{i\in\mathcal N} y_i f^J(x_i;W^{(T)})"), -1 / C3, "<=")),
+    assumptions=ASSUMPTIONS + ("Conditions 4.7 and 4.8 at tau = 1, ..., T - 1 = 1/(4 alpha)",),
+    notes="C_3 = 4096 e^2/(1 - 1/C_0)^2 >= 30,265, so the claimed margin is at most 3.3e-5.",
+    provenance=reconstructed("Lemma 4.9's surviving text 'at time T = 1 + 1/(4 alpha), we have ||W^(T)||_F <= 1, and that "
+                             "[display lost] where C_3 = 4096 exp(2)/(1 - 1/C_0)^2', and its proof in Appendix A.2.3 (a lower "
+                             "bound on the margin at mu_1, translated to the clean and noisy samples of each cluster)"),
+)
+
+ONE_STEP = Statement(
+    id="lemma.4.10",
+    ref="Lemma 4.10",
+    title="one GD step amplifies correlations from O(1/sqrt d) to O(1) and gives neuron alignment",
+    kind=Kind.LOWER_BOUND,
+    params=GD_DOMAINS + (Param(C2, sp.Interval.open(1, sp.oo), "Lemma 4.4's constant"),),
+    equations=(Equation("alignment", Tex(r"\text{Condition 4.7 at } t=1"), Tex(r"\text{true}"), "="),
+               Equation("correlation", Tex(r"\min_{\mu}\min_{j\in J_\mu}\langle w_j^{(1)}/\|w_j^{(1)}\|,\mu\rangle"),
+                        Tex(r"c(C_2)>0"), ">="),
+               Equation("population step", Tex(r"\lim_{\omega\to0}\,w_j^{(1)}/(\alpha a_j)"),
+                        Tex(r"\tfrac{1-2\eta}{8}\big[(2\Phi(b_1/\sigma)-1)\mu_1-(2\Phi(b_2/\sigma)-1)\mu_2"
+                            r"+2\sigma(\varphi(b_1/\sigma)-\varphi(b_2/\sigma))\,u\big]"))),
+    assumptions=ASSUMPTIONS + (("'population step': the expected first step over the sample (n -> infinity) in the limit of "
+                               "small initialisation, u = w_j^(0)/||w_j^(0)||, b_s = <u, mu_s>; -l'(0) = 1/2"),),
+    where=((b1, Tex(r"\langle u,\mu_1\rangle")), (b2, Tex(r"\langle u,\mu_2\rangle"))),
+    notes=("The constant c of 'correlation' is lost (the proof ends with a bound in terms of C_2 after '(i) we use Lemma 4.4'); "
+           "it is checked as a positive constant independent of d. 'population step' is ours: E[1{b + sigma z > 0}(mu_s + "
+           "sigma g)] = Phi(b/sigma) mu_s + sigma phi(b/sigma) u for x = mu_s + sigma g, summed over the four clusters with "
+           "E[y | cluster] = (1 - 2 eta) y~; its normalised correlation with mu_1 is O(1) once b_1/sigma = Omega(1), i.e. "
+           "under (A2) for b_1 >= 1/(3 C_0 sqrt d)."),
+    provenance=reconstructed("Lemma 4.10's surviving text 'For C > 1 sufficiently large, on a good run Condition 4.7 holds at "
+                             "time t = 1. Moreover, ... the per-neuron normalized correlations satisfy [display lost]', Section "
+                             "4.3's 'from <w_j^(0)/||w_j^(0)||, mu_s> >= c/sqrt(d) to <w_j^(1)/||w_j^(1)||, mu_s> >= c' after one "
+                             "sufficiently large step', and its proof in Appendix A.3.1"),
+)
+
+INDUCTION = Statement(
+    id="lemma.4.11",
+    ref="Lemma 4.11",
+    title="alignment and almost-orthogonality hold for t = 1, ..., 1/(4 alpha)",
+    kind=Kind.DEFINITION,
+    params=GD_DOMAINS,
+    equations=(Equation("conditions", Tex(r"\text{Conditions 4.7 and 4.8 at } t=1,\dots,1/(4\alpha)"), Tex(r"\text{true}")),),
+    assumptions=ASSUMPTIONS + ("on a good run, C large enough",),
+    provenance=reconstructed(
+        "Lemma 4.11 survives in prose: 'For C > 1 sufficiently large, on a good run, for every time t = 1, ..., 1/(4 alpha), "
+        "neuron alignment (Condition 4.7) holds at time t and almost-orthogonality (Condition 4.8) holds up to time t' "
+        "(the conditions themselves are reconstructed)"),
+)
+
+THEOREM = Statement(
+    id="thm.3.1",
+    ref="Theorem 3.1",
+    title="at T = 1 + 1/(4 alpha) every clean sample is right, every noisy one wrong, and the test error is near eta",
+    kind=Kind.EMPIRICAL,
+    params=GD_DOMAINS,
+    equations=(
+        Equation("clean", Tex(r"\min_{i\in\mathcal C} y_i f(x_i;W^{(T)})"), sp.Integer(0), ">"),
+        Equation("noisy", Tex(r"\max_{i\in\mathcal N} y_i f(x_i;W^{(T)})"), sp.Integer(0), "<"),
+        Equation("risk", Expectation(Indicator(sp.Le(Tex(r"y f(x;W^{(T)})"), 0)), r"(x,y)\sim\mathsf{P}"),
+                 eta + Tex(r"O\big(\sqrt{\log(1/\delta)/n}\big)"), "<="),
+        Equation("probability", Expectation(Indicator(Tex(r"\text{all three}")), r"S, W^{(0)}"), 1 - 4 * delta, ">="),
+    ),
+    assumptions=ASSUMPTIONS,
+    notes=("The conclusions are printed in prose ('classifies every clean training sample correctly and every noisy one "
+           "incorrectly, and its population risk is close to the noise rate eta'); 'risk' takes the rate from Section 3's "
+           "'dimension-independent rate of O(sqrt(1/n))'. Decided by outcome rates over seeds with Clopper-Pearson intervals."),
+    provenance=reconstructed("Theorem 3.1's surviving preamble ('by running gradient descent with step-size alpha for T = 1 + "
+                             "1/(4 alpha) iterations, with probability at least 1 - 4 delta ... we have,' [display lost]) and "
+                             "the sentence after it"),
+)
+
+FEATURES = Statement(
+    id="prop.3.2",
+    ref="Proposition 3.2",
+    title="the learned features differ substantially from the initial ones",
+    kind=Kind.LOWER_BOUND,
+    params=GD_DOMAINS,
+    equations=(Equation("change", Tex(r"\min_i\|\phi(W^{(T)}x_i)-\phi(W^{(0)}x_i)\|/\|\phi(W^{(0)}x_i)\|"), sp.Integer(1), ">="),),
+    assumptions=ASSUMPTIONS,
+    notes=("The display (and Appendix C) is lost; the weakest form of 'change significantly from their values at random "
+           "initialization' is read as a relative change of at least one. Under (A6) the ratio is of order "
+           "alpha/(omega sqrt(m d)) >= C."),
+    provenance=reconstructed("Section 3: 'for each sample, the feature maps given by the hidden layer activations change "
+                             "significantly from their values at random initialization', and Proposition 3.2's preamble 'the "
+                             "feature maps of the neural network at time T = 1 + 1/(4 alpha) satisfy, for all i in [n],' "
+                             "[display lost]"),
+)
+
+#: the population first step's coefficient along mu_1 and its normalised correlation (ONE_STEP, 'population step')
+POP_MU1 = 2 * Phi(b1 / sigma) - 1
+POP_MU2 = -(2 * Phi(b2 / sigma) - 1)
+POP_U = 2 * sigma * (varphi(b1 / sigma) - varphi(b2 / sigma))
+
+STATEMENTS = (SAMPLE, COUNT_GAP, ALIGNMENT, ORTHOGONALITY, GROWTH, SUBNETWORK, SUBNET_MARGIN, ONE_STEP, INDUCTION,
+              THEOREM, FEATURES)
