@@ -7,9 +7,14 @@ repository or in another distribution -- run the same way:
 - loads the Hypothesis profile named by ``MASKVERIFY_PROFILE`` (``verify.profiles``);
 - provides the ``record`` fixture, with which a witness records its measured figures;
 - copies each test's statement and witness markers into its report's ``user_properties``,
-  so that ``maskverify check`` can tabulate results that come back from xdist workers.
+  so that ``maskverify check`` can tabulate results that come back from xdist workers;
+- gives each xdist worker one torch thread: ``-n auto`` already runs one worker per core,
+  and two threads per worker oversubscribe the cores (measured under load: a 500 x 500
+  ``eigvalsh`` took 10 s with 2 threads per worker against 0.09 s with 1).
 """
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -28,6 +33,10 @@ def pytest_configure(config):
     for line in MARKERS:
         config.addinivalue_line("markers", line)
     load_profile()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch  # only in workers: a serial run keeps torch's own default
+
+        torch.set_num_threads(1)
 
 
 @pytest.hookimpl(tryfirst=True)
