@@ -116,7 +116,10 @@ def _logpmf(j, m, p):
 
 
 def _sf(j0, m, p, *, dps):
-    with mp.workdps(dps + GUARD_DPS):
+    # the first term's log-pmf is a difference of loggammas of size ~ m log m: it loses
+    # log10(m log m) digits, which the working precision adds on top of the guard digits
+    lost = math.ceil(math.log10(m * math.log(m + 1) + 1))
+    with mp.workdps(dps + GUARD_DPS + lost):
         p = mp.mpf(p)
         stop = mp.mpf(10) ** -(dps + 5)
         ratio = p / (1 - p)

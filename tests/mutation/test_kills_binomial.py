@@ -163,16 +163,19 @@ def test_binomial_sf_edges():
             bn.binomial_sf(*args)
 
 
-def test_binomial_sf_stops_early_at_huge_m():
-    # m = 10^12, p = 10^-11: X is within Le Cam's bound of Poisson(10), total variation
-    # <= m p^2 = 1e-10 (Le Cam 1960), so |P(X > 30) - P(Poisson(10) > 30)| <= 1e-10 absolutely.
-    # The sum must stop once its terms are below 10^-(dps+5) of it (a few tens of terms
-    # here); a sum that ran on to j = m would never finish.  (Not 10^15, which the docstring
-    # names: from m = 10^13 on, dps = 30 fails the precision ladder -- the loggamma
-    # differences of _logpmf cancel ~log10(m log m) digits, more than GUARD_DPS = 10.)
-    m, p, k = 10**12, 1e-11, 30
+@pytest.mark.parametrize("m", [10**12, 10**13, 10**15])
+def test_binomial_sf_stops_early_at_huge_m(m):
+    # m up to 10^15 (the docstring's range), p = 10/m: X is within Le Cam's bound of
+    # Poisson(10), total variation <= m p^2 = 100/m (Le Cam 1960), so
+    # |P(X > 30) - P(Poisson(10) > 30)| <= 100/m absolutely.  The sum must stop once its
+    # terms are below 10^-(dps+5) of it (a few tens of terms here); a sum that ran on to
+    # j = m would never finish.  From m = 10^13 on, the loggamma differences of _logpmf
+    # cancel ~log10(m log m) digits: the working precision must add them (it raised
+    # LadderError at dps = 30 before it did).
+    k = 30
+    p = 10 / m
     with mp.workdps(40):
         lam = m * mp.mpf(p)
-        poisson_sf = 1 - mp.fsum(mp.exp(-lam) * lam**j / mp.factorial(j) for j in range(k + 1))
+        poisson_sf = mp.fsum(mp.exp(-lam) * lam**j / mp.factorial(j) for j in range(k + 1, 400))
         got = bn.binomial_sf(k, m, p, dps=30)
         assert 0 < got and abs(got - poisson_sf) <= mp.mpf(m) * mp.mpf(p) ** 2
