@@ -39,6 +39,7 @@ UNPARSEABLE = {
     sp.Tuple: "a tuple (a, b) as a side: the parser reads no tuples",
     sp.erfc: "erfc, printed \\operatorname{erfc}: the parser reads the letters as a product",
     sp.erf: "erf, printed \\operatorname{erf}: the parser reads the letters as a product",
+    sp.sech: "sech, printed \\operatorname{sech}: the parser reads the letters as a product",
     subscripted_derivative: "a derivative with respect to a subscripted variable: the parser reads "
                             "\\partial x_{1} as a product and rejects d x_{1}",
 }
@@ -49,6 +50,8 @@ ALLOWED_COMMANDS = set(r"""
 \min \lim \log \arccos \arcsin \sum \prod \int \limits \partial \operatorname \Pr \hat \tilde \top \odot \nabla
 \langle \rangle \le \ge \leq \geq \sim \to \infty \in \mid \pm \cdot \dots \big \Big \Phi \Omega \mu \kappa
 \rho \varphi \phi \psi \sigma \lambda \delta \varepsilon \pi \tau \eta \gamma \alpha \theta
+\omega \ne \inf \perp \mathsf
+\sin \cos \tanh \arctan \bar \tfrac
 """.split())
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from numerics.core.pack import Command, Figure, PaperPack
 from theory.meanfield.paper import PAPER
 
-from . import exp1
+from . import campaigns, exp1
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,6 +16,7 @@ PACK = PaperPack(
     paper=PAPER,
     verify_dir=ROOT / "verify" / "meanfield",
     errata=ROOT / "notes" / "meanfield" / "errata.toml",
+    campaigns=tuple(campaigns.CAMPAIGNS.values()),
     figures=(Figure("exp1", "Exp. 1 (Fig. 1): training loss of GD (9) on a shallow tanh net fitting random labels, "
                             "d = 20, per n (quick: m = 256, 300 steps; full: m = 512, 2000 steps; the paper m = 8192, "
                             "50,000 steps)", exp1.produce),),

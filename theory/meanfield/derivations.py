@@ -18,6 +18,7 @@ from theory.core import dual_kernels as dk
 from theory.core.derivation import Derivation, Steps
 
 from . import dynamics as dy
+from . import theorems as _thm
 
 phi, r = sp.symbols("phi r", real=True)
 th = sp.Symbol("theta", positive=True)            # 0 < theta < pi on the arcs below
@@ -202,9 +203,66 @@ def lemma3_refuted():
     return s.done("lemma.3", "56", "ReLU, I = (0, 2500), G = 50: the printed K exceeds 1")
 
 
+def lemma2_repaired():
+    """The steps of ``lemma.2.proof`` (Appendix E.1 repaired): sub-Gaussian proxy, Chernoff, the
+    repaired union bound, the repaired (66), and the width they give."""
+    h, s_, a, G = sp.Symbol("h", real=True), sp.Symbol("s", real=True), sp.Symbol("a", positive=True), sp.Symbol("G", positive=True)
+    u, v, mm = sp.symbols("u v m", positive=True)
+    dens = sp.exp(-h**2 / (2 * G)) / sp.sqrt(2 * sp.pi * G)
+    st = Steps()
+    # |X| <= a |h|, X symmetric: E e^{sX} = sum_k s^{2k} E X^{2k}/(2k)! <= E cosh(s a h) = exp(s^2 a^2 G/2)
+    st.zero("E cosh(s a h) = exp(s^2 a^2 G/2) for h ~ N(0, G): the proxy of a symmetric X with |X| <= a |h|",
+            sp.simplify(sp.integrate(sp.cosh(s_ * a * h) * dens, (h, -sp.oo, sp.oo), conds="none") - sp.exp(s_**2 * a**2 * G / 2)))
+    # Chernoff for the mean of m iid with proxy v: P(f >= u) <= exp(m (-s u + s^2 v/2)), minimised at s = u/v
+    expo = mm * (-s_ * u + s_**2 * v / 2)
+    st.zero("Chernoff: the exponent m(-s u + s^2 v/2) is stationary at s = u/v", sp.diff(expo, s_).subs(s_, u / v))
+    st.zero("... where it equals -m u^2/(2 v)", sp.simplify(expo.subs(s_, u / v) + mm * u**2 / (2 * v)))
+    p_, q_ = sp.symbols("p q", nonnegative=True)          # p, q = f_1^2, f_2^2
+    st.zero("union bound repaired (pigeonhole, n = 2): 2 max(p, q) - p - q = |p - q| >= 0, so p + q >= |y|^2 forces "
+            "max(f_a^2) >= |y|^2/2 (|y|^2/n in general)",
+            sp.simplify((2 * sp.Max(p_, q_) - p_ - q_ - sp.Abs(p_ - q_)).rewrite(sp.Piecewise)))
+    st.zero("(66) repaired: |f| <= rho |y| gives L^0 <= (1 + rho)^2 |y|^2/2, which is |y|^2 at rho = sqrt(2) - 1",
+            sp.expand((1 + _thm.RHO) ** 2 / 2 - 1))
+    # 2n exp(-m rho^2 |y|^2/(2 n c^2 L^2 G_max)) = delta  <=>  m = the repaired width
+    mw = _thm.WIDTH_LEMMA2_STAR
+    tail = 2 * _thm.n * sp.exp(-mw * _thm.RHO**2 * _thm.y_norm**2 / (2 * _thm.n * _thm.c_hat**2 * _thm.L_s**2 * _thm.G_max))
+    st.zero("at m = m*_min the repaired union bound 2n exp(-m rho^2 |y|^2/(2 n c^2 L^2 G_max)) equals delta",
+            sp.simplify(sp.expand_log(tail - _thm.delta, force=True)))
+    return st.done("lemma.2.proof", "55*", "every step of Lemma 2's repaired proof; the width m*_min = 2 n c^2 L^2 G_max log(2n/delta)/((sqrt 2 - 1)^2 |y|^2)")
+
+
+def lemma2_union_refuted():
+    """(64)'s first inequality for sigma(t) = t, n = 2, m = 1, c = 1, G = I_2, |y| = 2: f ~ N(0, I_2),
+    P(f_1^2 + f_2^2 >= 4) = e^{-2} (chi-square with 2 degrees of freedom) while
+    sum_a P(|f_a| >= 2) = 2 erfc(sqrt 2)."""
+    st = Steps()
+    r = sp.Symbol("r", positive=True)
+    lhs = sp.integrate(r * sp.exp(-r**2 / 2), (r, 2, sp.oo))      # polar: P(|f| >= 2) for f ~ N(0, I_2)
+    st.zero("P(f_1^2 + f_2^2 >= 4) = e^{-2}", sp.simplify(lhs - sp.exp(-2)))
+    g = sp.Symbol("g", real=True)
+    one = 2 * sp.integrate(sp.exp(-g**2 / 2) / sp.sqrt(2 * sp.pi), (g, 2, sp.oo))
+    st.zero("P(|f_a| >= 2) = erfc(sqrt 2)", sp.simplify(one - sp.erfc(sp.sqrt(2))))
+    st.compare("(64)'s first inequality fails: P(sum_a f_a^2 >= |y|^2) > sum_a P(|f_a| >= |y|)",
+               sp.exp(-2), ">", 2 * sp.erfc(sp.sqrt(2)))
+    return st.done("lemma.2", "64", "sigma(t) = t, n = 2, m = 1, G = I, |y| = 2: e^{-2} = 0.1353 > 2 erfc(sqrt 2) = 0.0910")
+
+
+def lemma2_cross_term_refuted():
+    """(66)'s middle step at n = 1, y = 1, f = -1 (so sum_a f_a^2 = |y|^2, the event of (64) holds)."""
+    f, yv = -1, 1
+    st = Steps()
+    st.compare("sum_a f_a^2 <= |y|^2 holds", sp.Integer(f) ** 2, "<=", yv**2)
+    st.compare("but (1/2)(f - y)^2 = 2 > (1/2) f^2 + (1/2) y^2 = 1: (66) drops -f y",
+               sp.Rational(1, 2) * (f - yv) ** 2, ">", sp.Rational(1, 2) * f**2 + sp.Rational(1, 2) * yv**2)
+    st.compare("and L^0 = 2 > |y|^2 = 1", sp.Rational(1, 2) * (f - yv) ** 2, ">", yv**2)
+    return st.done("lemma.2", "66", "n = 1, y = 1, f^0 = -1: sum f^2 <= |y|^2 but L^0 = 2 |y|^2")
+
+
 DERIVATIONS = {
     ("eq.23", "relu"): relu, ("eq.23", "abs"): abs_, ("eq.23", "leaky_relu"): leaky, ("eq.23", "erf"): erf_price,
     ("eq.23.prime", "relu"): relu_step, ("eq.23.prime", "abs"): sign, ("eq.23.prime", "leaky_relu"): leaky_step,
     ("eq.11", "h"): eq11, ("eq.14", "identity"): eq14, ("lemma.1.proof", "kappa*"): lemma1_constant,
+    ("lemma.2.proof", "55*"): lemma2_repaired,
 }
-REFUTATIONS = {("lemma.1", "19"): lemma1_refuted, ("lemma.3", "56"): lemma3_refuted}
+REFUTATIONS = {("lemma.1", "19"): lemma1_refuted, ("lemma.3", "56"): lemma3_refuted,
+               ("lemma.2", "64"): lemma2_union_refuted, ("lemma.2", "66"): lemma2_cross_term_refuted}

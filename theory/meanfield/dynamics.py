@@ -26,10 +26,10 @@ t = sp.Symbol("t", nonnegative=True)
 kappa = sp.Symbol(r"\kappa", positive=True)
 K_lemma = sp.Symbol("K", positive=True)
 
-Ldot = Tex(r"\dot{\mathcal{L}}^t")
+Ldot = Tex(r"\frac{d}{dt}\mathcal{L}^t")
 quad_form = Tex(r"\frac{\hat c^2}{m}\sum_{i=1}^m\sum_{a,b=1}^n G_{ab}r_ar_b\sigma'_{ia}\sigma'_{ib}")
 diag_form = Tex(r"\frac{\hat c^2}{m}\sum_{i=1}^m\sum_{a=1}^n r_a^2(\sigma'_{ia})^2")
-h_dot = Tex(r"\dot h_i^t(x)")
+h_dot = Tex(r"\frac{d}{dt}h_i^t(x)")
 h_rhs = Tex(r"-c_i\sum_{a=1}^n\mathcal{G}(x, x_a)\,r_a\,\sigma'(h_i^t(x_a))")
 
 PARAMS_DYN = (

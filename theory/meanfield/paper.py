@@ -7,14 +7,17 @@ from theory.core.pack import LatexMeta, Paper
 from . import derivations
 from .dynamics import EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, LEMMA3, LEMMA3_PROOF
 from .kernels import EQ23, EQ23_PRIME
+from .theorems import ASM4, COND1, COR1, EQ15, LEMMA2, LEMMA2_PROOF, LEMMA4, THM1, THM1_PROOF, THM2, THM3
 
-STATEMENTS = (EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, EQ23, EQ23_PRIME, LEMMA3, LEMMA3_PROOF)
+STATEMENTS = (EQ11, EQ14, EQ15, EQ16, THM1, THM1_PROOF, LEMMA1, LEMMA1_PROOF, COR1, COND1, THM2, EQ23, EQ23_PRIME,
+              ASM4, THM3, LEMMA2, LEMMA2_PROOF, LEMMA3, LEMMA3_PROOF, LEMMA4)
 
 SECTIONS = (
-    ("Section 2.2: training with gradient flow", ("eq.11", "eq.14")),
-    ("Section 3.1: models with a fixed embedding", ("eq.16", "lemma.1", "lemma.1.proof")),
-    ("Section 3.2: the P-3L network's limiting Gram matrix", ("eq.23", "eq.23.prime")),
-    ("Appendix E: the initialisation lemmas", ("lemma.3", "lemma.3.proof")),
+    ("Section 2.2: training with gradient flow", ("eq.11", "eq.14", "eq.15")),
+    ("Section 3.1: models with a fixed embedding", ("eq.16", "thm.1", "thm.1.proof", "lemma.1", "lemma.1.proof", "cor.1")),
+    ("Section 3.2: models with a random embedding", ("cond.1", "thm.2", "eq.23", "eq.23.prime", "asm.4", "thm.3")),
+    ("Appendix E: the initialisation lemmas", ("lemma.2", "lemma.2.proof", "lemma.3", "lemma.3.proof")),
+    ("Appendix G: concentration of the random Gram matrix", ("lemma.4",)),
 )
 
 NOTATION = (
@@ -24,6 +27,7 @@ NOTATION = (
     (r"$G$, $\lambda_1$, $\lambda_2$", r"the Gram matrix (12) and its extreme eigenvalues $\lambda_{\min}(G)$, $\lambda_{\max}(G)$"),
     (r"$I=(I_l,I_r)$, $K_{\sigma'}$", r"the active interval of Assumption 2 and $\inf_I|\sigma'|$"),
     (r"$\eta^t$, $\tilde\eta^0$", r"the smallest fraction of neurons with $h_i^t(x_a)\in I$, and at $t=0$ in the middle third of $I$ (18)"),
+    (r"$\|y\|$, $L_\sigma$", r"the label norm and the Lipschitz constant of $\sigma$ (Assumption 2)"),
     (r"$a$, $b$, $\theta$", r"$\|x_a\|/\sqrt d$, $\|x_b\|/\sqrt d$ and the angle between $x_a$ and $x_b$ (eq. (23))"),
 )
 

@@ -25,9 +25,6 @@ from verify.latex_roundtrip import (
 from verify.marks import per_statement
 
 _PARSEABLE, _ = round_trip_cases(PAPER)
-#: standard LaTeX 2e / amsmath commands this pack's notation uses that the shared list
-#: (verify.latex_roundtrip.ALLOWED_COMMANDS, drawn up for the masking pack) lacks
-CORE_EXTRA = {r"\omega", r"\ne", r"\inf", r"\perp", r"\mathsf", r"\tfrac"}
 #: relations the shared fragment reader (verify.latex_roundtrip._RELATION) does not read: strict ones
 STRICT = {">", "<"}
 #: formulas SymPy's parser cannot read back although they carry no listed construct (limits of the
@@ -71,8 +68,7 @@ def test_fragment_round_trip(sid, exported, record):
         eq = next(e for e in st.equations if e.label == label)
         assert f"&{eq.relation} " in text.split(f"\\label{{amplification:{sid}:{label}}}")[0].splitlines()[-1]
     used = set(re.findall(r"\\[a-zA-Z]+", text))
-    allowed = ALLOWED_COMMANDS | CORE_EXTRA
-    assert used <= allowed, f"commands outside LaTeX/amsmath/amssymb: {sorted(used - allowed)}"
+    assert used <= ALLOWED_COMMANDS, f"commands outside LaTeX/amsmath/amssymb: {sorted(used - ALLOWED_COMMANDS)}"
     how = {key: round_trip(texts[key], originals[key]) for s, key in _PARSEABLE
            if s == sid and not _is_step(key) and key not in strict and (sid, key) not in LIMITS}
     record(detail=f"{len(st.equations)} equations; {len(how)} formulas parsed back equal")
