@@ -20,7 +20,8 @@ from sympy.core.function import AppliedUndef
 from sympy.matrices.expressions.matexpr import MatrixExpr
 from sympy.parsing.latex import parse_latex
 
-from theory.core.latex import CONTINUE, RELATION_BREAK, latex_expr, step_display
+from theory.core.latex import (CONTINUE, RELATION_BREAK, escape_text, fragment, latex_expr, statement_fragment,
+                               step_display)
 from theory.core.pack import Paper
 from theory.core.statement import Expectation, Indicator
 
@@ -77,7 +78,7 @@ def unbreak(tex: str) -> str:
             .replace(RELATION_BREAK, " &"))
 
 
-_RELATION = re.compile(r"^  (?P<lhs>.+?) &(?P<rel>=|\\le|\\ge|\\sim) (?P<rhs>.+?) "
+_RELATION = re.compile(r"^  (?P<lhs>.+?) &(?P<rel>=|\\le|\\ge|\\sim|<|>) (?P<rhs>.+?) "
                        r"\\label\{(?P<key>[^}]*)\}\\tag\{.*\}(?: \\\\)?$", re.M)
 _WHERE = re.compile(r"^where\n\\begin\{align\*\}\n(.*?)\n\\end\{align\*\}", re.S | re.M)
 _CHECKED = re.compile(r"^\\noindent\\textit\{Checked by SymPy, part\} \\texttt\{(?P<part>[^}]*)\}.*?\n"
@@ -106,15 +107,18 @@ def formulas_in_fragment(text: str) -> dict:
     return out
 
 
-def paper_formulas(paper: Paper, sid: str) -> dict:
+def paper_formulas(paper: Paper, sid: str, *, steps: bool = True) -> dict:
     """{key: the expression printed}, keyed as :func:`formulas_in_fragment`: the statement's
-    relations and definitions, and the sides of each checked step the fragment typesets."""
+    relations and definitions, and (``steps``; this runs the pack's derivations) the sides of
+    each checked step the fragment typesets."""
     st = paper.statement(sid)
     out = {}
     for eq in st.equations:
         out[(eq.label, "lhs")], out[(eq.label, "rhs")] = sp.sympify(eq.lhs), sp.sympify(eq.rhs)
     for k, (sym, val) in enumerate(st.where):
         out[(("where", k), "lhs")], out[(("where", k), "rhs")] = sp.sympify(sym), sp.sympify(val)
+    if not steps:
+        return out
     for d, _ in paper.checked_derivations():
         if d.statement_id != st.id:
             continue
@@ -212,15 +216,82 @@ def round_trip(tex: str, original) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def round_trip_cases(paper: Paper) -> tuple[tuple, tuple]:
+def round_trip_cases(paper: Paper, steps: bool = True) -> tuple[tuple, tuple]:
     """``(sid, key)`` of every formula of the pack that should round-trip, and
-    ``(sid, key, name, reason)`` of every formula containing an UNPARSEABLE construct."""
+    ``(sid, key, name, reason)`` of every formula containing an UNPARSEABLE construct
+    (``steps=False``: the statements' own formulas only, without running a derivation)."""
     ok, failing = [], []
     for sid in ids(paper):
-        for key, expr in paper_formulas(paper, sid).items():
+        for key, expr in paper_formulas(paper, sid, steps=steps).items():
             construct = unparseable_construct(expr)
             if construct is None:
                 ok.append((sid, key))
             else:
                 failing.append((sid, key, key_name(sid, key), UNPARSEABLE[construct]))
     return tuple(ok), tuple(failing)
+
+
+# ---------------------------------------------------------------------------- the witnesses
+def derived_ids(paper: Paper) -> list[str]:
+    """The ids of the statements with a derivation or refutation, in paper order (read from the
+    registries' keys: nothing is run)."""
+    named = {sid for registry in paper.derivations + paper.refutations for sid, _part in registry}
+    return [sid for sid in ids(paper) if sid in named]
+
+
+def is_step(key) -> bool:
+    return isinstance(key[0], tuple) and key[0][0] == "step"
+
+
+def statement_witness(paper: Paper, sid: str, limits=frozenset()) -> str:
+    """The LaTeX witness of one statement, the default tier of every pack's
+    ``verify/<pack>/test_latex.py``; returns the check table's detail.
+
+    The statement part of the fragment (``theory.core.latex.statement_fragment``; no
+    derivation runs) has balanced braces, the qualified id, the reference, the provenance of a
+    reconstructed statement, every part labelled ``<pack>:<id>:<part>``, definitions left
+    unevaluated (an expectation stays ``\\mathbb{E}``), only :data:`ALLOWED_COMMANDS`; every
+    relation and definition is read back from the text, and each without an UNPARSEABLE
+    construct or a listed parser limit (``limits``: keys, each a strict xfail in the pack's
+    ``tests/``) parses back equal to the expression it was printed from."""
+    st = paper.statement(sid)
+    text = statement_fragment(paper, sid)
+    assert balanced(text), "unbalanced braces in the fragment"
+    flat = unbreak(text)
+    assert paper.qualify(st.id).replace("_", r"\_") in flat and st.ref.split(" ")[0] in flat
+    if not st.provenance.printed:  # "reconstructed from <passage>", as escaped for LaTeX
+        assert escape_text(st.provenance.describe()) in text
+    for eq in st.equations:
+        assert f"\\label{{{paper.id}:{sid}:{eq.label}}}" in flat
+        if isinstance(eq.lhs, Expectation):
+            assert r"\mathbb{E}" in latex_expr(eq.lhs)
+    texts, originals = formulas_in_fragment(text), paper_formulas(paper, sid, steps=False)
+    assert set(texts) == set(originals)
+    used = set(re.findall(r"\\[a-zA-Z]+", text))
+    assert used <= ALLOWED_COMMANDS, f"commands outside LaTeX/amsmath/amssymb: {sorted(used - ALLOWED_COMMANDS)}"
+    parseable, _ = round_trip_cases(paper, steps=False)
+    how = {key: round_trip(texts[key], originals[key]) for s, key in parseable if s == sid and key not in limits}
+    return (f"{len(st.equations)} equations, {len(st.where)} definitions; {len(how)} formulas parsed back equal "
+            f"({sum(v == 'simplify' for v in how.values())} by simplify), {len(originals) - len(how)} with a "
+            f"listed unparseable construct or parser limit")
+
+
+def steps_witness(paper: Paper, sid: str) -> str:
+    """The slow sibling of :func:`statement_witness`: the whole fragment (with the steps SymPy
+    checked; this runs the pack's derivations) is :func:`statement_fragment` followed by one
+    block per derivation, every block's verdict and steps are typeset, and both sides of each
+    typeset step parse back, from the text, to the step's expressions."""
+    text = fragment(paper, sid)
+    assert text.startswith(statement_fragment(paper, sid)) and balanced(text)
+    derivations = [d for d, _ in paper.checked_derivations() if d.statement_id == sid]
+    assert derivations, f"{sid} is listed with a derivation but none ran"
+    assert text.count(r"\textit{Checked by SymPy, part}") == len(derivations)
+    used = set(re.findall(r"\\[a-zA-Z]+", text))
+    assert used <= ALLOWED_COMMANDS, f"commands outside LaTeX/amsmath/amssymb: {sorted(used - ALLOWED_COMMANDS)}"
+    texts, originals = formulas_in_fragment(text), paper_formulas(paper, sid)
+    assert set(texts) == set(originals)
+    parseable, _ = round_trip_cases(paper)
+    how = {key: round_trip(texts[key], originals[key]) for s, key in parseable if s == sid and is_step(key)}
+    steps = sum(len(d.steps) for d in derivations)
+    return (f"{len(derivations)} derivations, {steps} steps; {len(how)} typeset step sides parsed back equal "
+            f"({sum(v == 'simplify' for v in how.values())} by simplify)")
