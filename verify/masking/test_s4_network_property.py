@@ -14,6 +14,7 @@ from hypothesis import example, given, note, target
 from numerics.core import closed_form as cf
 from numerics.masking import network as nw
 from numerics.core.tolerance import EPS, Tol
+from verify import strategies as S
 from verify.strategies import networks, normal_params
 
 pytestmark = pytest.mark.witness("property")
@@ -38,16 +39,24 @@ def _fd_gradient(W, a, X, y, kappa):
 
 
 @pytest.mark.statement("net.expected_grad")
-@given(net=networks(scale=(-1.0, 1.0), kappa=(-1.0, 0.5), label_bound=False))
-def test_expected_grad_is_the_derivative_of_expected_loss(net):
+@S.tiers(15)
+def test_expected_grad_is_the_derivative_of_expected_loss(examples):
     """E_C[grad L_C] = grad E_C[L_C] (dominated convergence: L_C is Lipschitz in W and a.e.
-    differentiable); the two kernels share no formula past the pair lemmas."""
-    W, a, X, y, kappa = net
-    grad = nw.expected_grad(W, a, X, y, kappa)
-    fd = _fd_gradient(W, a, X, y, kappa)
-    err = np.abs(grad - fd).max() / nw.term_sizes(W, X, y, kappa)[1]
-    note(f"normwise error {err:.2e}")
-    assert err <= FD.rtol, f"expected_grad vs d/dW expected_loss: {err:.2e} > {FD}"
+    differentiable); the two kernels share no formula past the pair lemmas.  Each example
+    takes 4 expected losses per weight (Richardson finite differences): 15 examples in the
+    default tier, the profile's count in the slow one."""
+
+    @S.limit(examples)
+    @given(net=networks(scale=(-1.0, 1.0), kappa=(-1.0, 0.5), label_bound=False))
+    def check(net):
+        W, a, X, y, kappa = net
+        grad = nw.expected_grad(W, a, X, y, kappa)
+        fd = _fd_gradient(W, a, X, y, kappa)
+        err = np.abs(grad - fd).max() / nw.term_sizes(W, X, y, kappa)[1]
+        note(f"normwise error {err:.2e}")
+        assert err <= FD.rtol, f"expected_grad vs d/dW expected_loss: {err:.2e} > {FD}"
+
+    check()
 
 
 @pytest.mark.statement("net.expected_loss")

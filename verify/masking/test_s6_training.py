@@ -115,6 +115,7 @@ def floors_run(request):
     return t, fl.floors(t.loss)
 
 
+@pytest.mark.xdist_group("floors")  # one worker trains the module fixture (11 s), not each
 @pytest.mark.statement("thm.5.6")
 def test_the_floors_are_floors(floors_run, record):
     """kappa = 0.4 and 0.8 have converged (numerics.core.floors.convergence, over 12 seeds);
@@ -127,6 +128,7 @@ def test_the_floors_are_floors(floors_run, record):
     assert verdicts[0.0].drift < -1 and t.loss[0, 0, -1] < 1e-8 * t.loss[0, 0, 0]
 
 
+@pytest.mark.xdist_group("floors")  # one worker trains the module fixture (11 s), not each
 @pytest.mark.statement("thm.5.6")
 def test_floor_grows_with_kappa(floors_run, record):
     """Paired differences floor(kappa_{j+1}) - floor(kappa_j) over 12 seeds: none is
@@ -139,6 +141,7 @@ def test_floor_grows_with_kappa(floors_run, record):
     assert fl.paired_excess(F, t.config.kappas)[-1].positive
 
 
+@pytest.mark.xdist_group("floors")  # one worker trains the module fixture (11 s), not each
 @pytest.mark.statement("thm.5.6")
 def test_excess_floor_exponent_is_above_one(floors_run, record):
     """Radius (16) is O(kappa) (plus kappa^2): an upper bound, so the measured excess floor
