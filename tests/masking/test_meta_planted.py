@@ -21,6 +21,10 @@ from verify.masking import test_s4_gaussian_property as prop
 _relu_moment2, _bvn_cdf, _mask_moment1 = cf.relu_moment2, cf.bvn_cdf, cf.mask_moment1
 
 
+#: the default tier's example count of the property campaigns run in two tiers (``S.tiers``)
+DEFAULT_EXAMPLES = 20
+
+
 def _no_record(**_):
     return None
 
@@ -73,9 +77,9 @@ PLANTS = {
     "flip the sign of rho in relu_moment2": ("relu_moment2", flip_rho, [
         lambda: fast.test_relu_moment2_relative_accuracy(_no_record),
         lambda: mc.test_two_neuron_moment_matches_raw_masks(mc.N, _no_record),
-        prop.test_increasing_in_correlation,
-        prop.test_independent_and_comonotone_limits,
-        prop.test_mask_moment2_projects_to_relu_moment2,
+        lambda: prop.test_increasing_in_correlation(DEFAULT_EXAMPLES),
+        lambda: prop.test_independent_and_comonotone_limits(DEFAULT_EXAMPLES),
+        lambda: prop.test_mask_moment2_projects_to_relu_moment2(DEFAULT_EXAMPLES),
     ]),
     "flip the sign of rho in Phi_2": ("bvn_cdf", flip_rho_bvn, [
         lambda: fast.test_bvn_cdf_famous_tail_value(_no_record),
@@ -84,7 +88,7 @@ PLANTS = {
     "swap b1 and b2 in relu_moment2": ("relu_moment2", swap_b, [
         lambda: fast.test_relu_moment2_relative_accuracy(_no_record),
         lambda: mc.test_two_neuron_moment_matches_raw_masks(mc.N, _no_record),
-        prop.test_mask_moment2_projects_to_relu_moment2,
+        lambda: prop.test_mask_moment2_projects_to_relu_moment2(DEFAULT_EXAMPLES),
     ]),
     "drop the kappa^2 term of mask_moment1": ("mask_moment1", drop_kappa_term, [
         lambda: fast.test_mask_moment1_normwise_accuracy(_no_record),
