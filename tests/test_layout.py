@@ -146,3 +146,15 @@ def test_public_names_of_the_masking_pack():
     for name in ("mask_moment1", "mask_moment2", "expected_loss", "expected_grad", "theorem_4_2",
                  "definition_4_1", "ntk_gram", "lambda0"):
         assert callable(getattr(pack, name))
+
+
+def test_test_files_outside_packages_have_unique_names():
+    """pytest imports a test file of a folder without ``__init__.py`` (``tests/``, ``tests/<pack>/``)
+    by its basename: two such files with one name break a session that collects both ("import
+    file mismatch").  A pack's tests are named for the pack (``test_<pack>_campaigns.py``)."""
+    seen = defaultdict(list)
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if not (path.parent / "__init__.py").exists():
+            seen[path.name].append(path.relative_to(ROOT).as_posix())
+    clashes = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not clashes, f"test files sharing a name outside packages: {clashes}"
