@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
+import pytest
 import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.matrices.expressions.matexpr import MatrixExpr
@@ -24,6 +25,7 @@ from theory.core.latex import (CONTINUE, RELATION_BREAK, escape_text, fragment, 
                                step_display)
 from theory.core.pack import Paper
 from theory.core.statement import Expectation, Indicator
+from verify.marks import per_statement
 
 def subscripted_derivative(node) -> bool:
     """A derivative with respect to a subscripted variable (``\\partial x_{1}``, ``d \\rho_{ij}``)."""
@@ -295,3 +297,26 @@ def steps_witness(paper: Paper, sid: str) -> str:
     steps = sum(len(d.steps) for d in derivations)
     return (f"{len(derivations)} derivations, {steps} steps; {len(how)} typeset step sides parsed back equal "
             f"({sum(v == 'simplify' for v in how.values())} by simplify)")
+
+
+def witness_tests(paper: Paper, limits: dict | None = None):
+    """The two LaTeX witness tests of a pack, for its ``verify/<pack>/test_latex.py`` to bind
+    (``test_fragment_states_every_equation_with_reference, test_checked_steps_parse_back =
+    witness_tests(PAPER)``): :func:`statement_witness` per statement in the default tier and
+    :func:`steps_witness` per derived statement in the slow one.  ``limits``: ``{(sid, key):
+    why}`` of formulas the parser cannot read back although they carry no UNPARSEABLE
+    construct (each a strict xfail in the pack's ``tests/``)."""
+    limits = limits or {}
+
+    @pytest.mark.witness("latex")
+    @pytest.mark.parametrize("sid", per_statement(ids(paper)))
+    def test_fragment_states_every_equation_with_reference(sid, record):
+        record(detail=statement_witness(paper, sid, limits={key for s, key in limits if s == sid}))
+
+    @pytest.mark.slow
+    @pytest.mark.witness("latex")
+    @pytest.mark.parametrize("sid", per_statement(derived_ids(paper)))
+    def test_checked_steps_parse_back(sid, record):
+        record(detail=steps_witness(paper, sid))
+
+    return test_fragment_states_every_equation_with_reference, test_checked_steps_parse_back

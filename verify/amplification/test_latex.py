@@ -6,13 +6,8 @@ procedure of ``verify/masking/test_latex.py``, SymPy's ANTLR LaTeX parser, ``par
 exactly 0).  The insides of ``Tex`` atoms (the lost displays' notation) are never parsed."""
 from __future__ import annotations
 
-import pytest
-
 from theory.amplification.paper import PAPER
-from verify.latex_roundtrip import derived_ids, ids, statement_witness, steps_witness
-from verify.marks import per_statement
-
-pytestmark = pytest.mark.witness("latex")
+from verify.latex_roundtrip import witness_tests
 
 #: formulas SymPy's parser cannot read back although they carry no listed construct (limits of the
 #: parser, not findings: strict xfails in tests/amplification/test_latex_limits.py)
@@ -23,13 +18,4 @@ LIMITS = {
                                         "two-argument function call",
 }
 
-
-@pytest.mark.parametrize("sid", per_statement(ids(PAPER)))
-def test_fragment_round_trip(sid, record):
-    record(detail=statement_witness(PAPER, sid, limits={key for s, key in LIMITS if s == sid}))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("sid", per_statement(derived_ids(PAPER)))
-def test_checked_steps_parse_back(sid, record):
-    record(detail=steps_witness(PAPER, sid))
+test_fragment_states_every_equation_with_reference, test_checked_steps_parse_back = witness_tests(PAPER, LIMITS)

@@ -10,21 +10,7 @@ The slow tier adds the typeset steps of the derivations SymPy checked
 """
 from __future__ import annotations
 
-import pytest
-
 from theory.masking.paper import PAPER
-from verify.latex_roundtrip import derived_ids, ids, statement_witness, steps_witness
-from verify.marks import per_statement
+from verify.latex_roundtrip import witness_tests
 
-pytestmark = pytest.mark.witness("latex")
-
-
-@pytest.mark.parametrize("sid", per_statement(ids(PAPER)))
-def test_fragment_states_every_equation_with_reference(sid, record):
-    record(detail=statement_witness(PAPER, sid))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("sid", per_statement(derived_ids(PAPER)))
-def test_checked_steps_parse_back(sid, record):
-    record(detail=steps_witness(PAPER, sid))
+test_fragment_states_every_equation_with_reference, test_checked_steps_parse_back = witness_tests(PAPER)
