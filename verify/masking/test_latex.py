@@ -1,12 +1,8 @@
-"""LaTeX witness of the masking pack: every statement exports a pasteable fragment, and every
-formula in it parses back, from the fragment's text, to the expression it was printed from.
-
-The procedure is the one of every pack (``verify.latex_roundtrip.statement_witness``: SymPy's
-ANTLR LaTeX parser, ``parsed - original`` reduced to exactly 0 by expand or simplify, no symbol
-the original lacks, no numerical tolerance); constructs the parser cannot read
-(``verify.latex_roundtrip.UNPARSEABLE``) are strict xfails in ``tests/test_latex_export.py``.
-The slow tier adds the typeset steps of the derivations SymPy checked
-(``verify.latex_roundtrip.steps_witness``; it runs the derivations, minutes for this pack).
+"""LaTeX witness of the masking pack, the procedure of every pack
+(``verify.latex_roundtrip.witness_tests``: each statement's fragment parses back to the
+catalogue's expressions; constructs the parser cannot read are strict xfails in
+``tests/test_latex_export.py``).  For this pack the slow tier's steps are those of the Gaussian-moment, network and NTK
+derivations (minutes: the wedge's Meijer-G integrals dominate).
 """
 from __future__ import annotations
 
