@@ -27,7 +27,7 @@ def test_printed_variance_counterexample_is_verified():
 
 
 @pytest.mark.statement("prose.variance")
-@pytest.mark.xfail(strict=True, reason="the variance along mu_1 is 1/2 + sigma^2, not 1 + sigma^2 (amplification:E1)")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the variance along mu_1 is 1/2 + sigma^2, not 1 + sigma^2 (amplification:E1)")
 def test_printed_variance_along_mu1():
     exact = Dv.mixture_second_moment(0, Dv.CLUSTERS)
     assert sp.simplify(exact - D.VARIANCE.equation("signal").rhs) == 0
@@ -40,7 +40,7 @@ def test_affine_counterexample_is_verified():
 
 
 @pytest.mark.statement("prose.linear")
-@pytest.mark.xfail(strict=True, reason="an affine classifier errs with probability 1/4 + O(Phi(-1/(2 sigma))) "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="an affine classifier errs with probability 1/4 + O(Phi(-1/(2 sigma))) "
                                        "(amplification:E2)")
 @pytest.mark.parametrize("sigma", [0.05, 0.5, 5.0])
 def test_printed_linear_claim_for_affine_classifiers(sigma):

@@ -18,7 +18,7 @@ REASON = ("Lemma 3's K(I, G_min, G_max) = (I_r - I_l) exp(-max|I|/G_min^2)/(6 sq
 
 @pytest.mark.statement("lemma.3")
 @pytest.mark.witness("reference")
-@pytest.mark.xfail(strict=True, reason=REASON)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_lemma3_as_printed_K_exceeds_one(record):
     """ReLU, I = (0, 2500), G = 50: K > 1, so P(eta^0 > K) = 0 < 1 - delta at m = 1, delta = 1/2."""
     K = L.K_printed(0, 2500, 50, 50)
@@ -30,7 +30,7 @@ def test_lemma3_as_printed_K_exceeds_one(record):
 
 @pytest.mark.statement("lemma.3")
 @pytest.mark.witness("reference")
-@pytest.mark.xfail(strict=True, reason=REASON)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_lemma3_as_printed_binomial_tail(record):
     """ReLU, I = (4, 7), G = 1, n = 1, delta = 1/2: K < 1 but P(h in I) < K."""
     K = L.K_printed(4, 7, 1, 1)
@@ -42,7 +42,7 @@ def test_lemma3_as_printed_binomial_tail(record):
 
 @pytest.mark.statement("lemma.3")
 @pytest.mark.witness("reference")
-@pytest.mark.xfail(strict=True, reason=REASON)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_proof_71_as_printed():
     """(71): pi(I_0; G) >= 2 K, at I = (4, 7), G = 1."""
     assert L.interval_prob(5, 6, 1.0) >= 2 * L.K_printed(4, 7, 1, 1)

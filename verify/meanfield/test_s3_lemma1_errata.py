@@ -57,7 +57,7 @@ def test_integrator_matches_exact_flow(flow, record):
 
 
 @pytest.mark.witness("dynamics")
-@pytest.mark.xfail(strict=True, reason=REASON)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_lemma1_as_printed_along_the_flow(flow, record):
     p, traj = flow
     slack = _slack(dy.kappa_printed(*I, 1.0, 1.0, 1.0), traj, p)
@@ -87,7 +87,7 @@ def test_lemma1_with_proof_kappa_holds(flow, record):
 
 
 @pytest.mark.witness("symbolic")
-@pytest.mark.xfail(strict=True, reason=REASON)
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_lemma1_as_printed_symbolic():
     """The exact refutation (``lemma1_refuted``) proves the printed (19) false; read as a check of
     (19) it fails."""
