@@ -19,23 +19,15 @@ REASON = ("Lemma 3's K(I, G_min, G_max) = (I_r - I_l) exp(-max|I|/G_min^2)/(6 sq
 @pytest.mark.statement("lemma.3")
 @pytest.mark.witness("reference")
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
-def test_lemma3_as_printed_K_exceeds_one(record):
-    """ReLU, I = (0, 2500), G = 50: K > 1, so P(eta^0 > K) = 0 < 1 - delta at m = 1, delta = 1/2."""
-    K = L.K_printed(0, 2500, 50, 50)
+@pytest.mark.parametrize("lo, hi, g", [
+    pytest.param(0, 2500, 50.0, id="K-exceeds-one"),  # K > 1, so P(eta^0 > K) = 0 < 1 - delta
+    pytest.param(4, 7, 1.0, id="binomial-tail"),      # K < 1 but P(h in I) < K
+])
+def test_lemma3_as_printed(lo, hi, g, record):
+    """ReLU, n = 1, delta = 1/2, the width the lemma prints: P(eta^0 > K) >= 1 - delta fails."""
+    K = L.K_printed(lo, hi, g, g)
     m = log_required_width(1, 0.5, K)
-    p = L.event_probability(0, 2500, [50.0], m, K, tilde=False)
-    record(detail=f"K = {K:.5f}, m = {m}, P = {p}")
-    assert p >= 0.5
-
-
-@pytest.mark.statement("lemma.3")
-@pytest.mark.witness("reference")
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
-def test_lemma3_as_printed_binomial_tail(record):
-    """ReLU, I = (4, 7), G = 1, n = 1, delta = 1/2: K < 1 but P(h in I) < K."""
-    K = L.K_printed(4, 7, 1, 1)
-    m = log_required_width(1, 0.5, K)
-    p = L.event_probability(4, 7, [1.0], m, K, tilde=False)
+    p = L.event_probability(lo, hi, [g], m, K, tilde=False)
     record(detail=f"K = {K:.4e}, m = {m}, P(eta^0 > K) = {mp.nstr(p, 5)}")
     assert p >= 0.5
 
