@@ -14,6 +14,7 @@ asserted: the constants are unknown.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -110,8 +111,15 @@ FLOORS_LONG = replace(FLOORS, steps=12000, kappas=(0.0, 0.05, 0.1, 0.2, 0.4, 0.8
 @pytest.fixture(scope="module", params=[pytest.param(FLOORS, id="4000-steps"),
                                         pytest.param(FLOORS_LONG, id="12000-steps", marks=pytest.mark.slow)])
 def floors_run(request):
+    return _floors(request.param)
+
+
+@functools.lru_cache(maxsize=None)
+def _floors(cfg):
+    """The run and its floors, once per process: under xdist a worker interleaves other modules'
+    tests between the three that use it, which tears the module fixture down (11 s to rebuild)."""
     with tr.torch_threads(1):
-        t = tr.train(request.param)
+        t = tr.train(cfg)
     return t, fl.floors(t.loss)
 
 
