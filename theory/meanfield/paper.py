@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from theory.core.pack import LatexMeta, Paper
 
-from . import derivations
+from . import derivations, scalings
 from .dynamics import EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, LEMMA3, LEMMA3_PROOF
 from .kernels import EQ23, EQ23_PRIME
 from .theorems import ASM4, COND1, COR1, EQ15, LEMMA2, LEMMA2_PROOF, LEMMA4, THM1, THM1_PROOF, THM2, THM3
 
 STATEMENTS = (EQ11, EQ14, EQ15, EQ16, THM1, THM1_PROOF, LEMMA1, LEMMA1_PROOF, COR1, COND1, THM2, EQ23, EQ23_PRIME,
-              ASM4, THM3, LEMMA2, LEMMA2_PROOF, LEMMA3, LEMMA3_PROOF, LEMMA4)
+              ASM4, THM3, LEMMA2, LEMMA2_PROOF, LEMMA3, LEMMA3_PROOF, LEMMA4) + scalings.STATEMENTS
 
 SECTIONS = (
     ("Section 2.2: training with gradient flow", ("eq.11", "eq.14", "eq.15")),
     ("Section 3.1: models with a fixed embedding", ("eq.16", "thm.1", "thm.1.proof", "lemma.1", "lemma.1.proof", "cor.1")),
     ("Section 3.2: models with a random embedding", ("cond.1", "thm.2", "eq.23", "eq.23.prime", "asm.4", "thm.3")),
+    ("Table 1 and Appendices B-C: the scalings", ("table.1", "app.B", "app.C")),
     ("Appendix E: the initialisation lemmas", ("lemma.2", "lemma.2.proof", "lemma.3", "lemma.3.proof")),
     ("Appendix G: concentration of the random Gram matrix", ("lemma.4",)),
 )
@@ -37,7 +38,7 @@ PAPER = Paper(
     authors=("Z. Chen", "E. Vanden-Eijnden", "J. Bruna"),
     reference="ICLR 2022 (seed text 004)",
     statements=STATEMENTS,
-    derivations=(derivations.DERIVATIONS,),
+    derivations=(derivations.DERIVATIONS, scalings.DERIVATIONS),
     refutations=(derivations.REFUTATIONS,),
     latex=LatexMeta(sections=SECTIONS, notation=NOTATION),
 )
