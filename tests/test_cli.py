@@ -36,6 +36,8 @@ BAD = [
     ("privacy", ["privacy", "--kappa", "-1", "--out", "{tmp}"]),
     ("meanfield-train", ["meanfield-train", "--m", "0", "--out", "{tmp}"]),
     ("meanfield-train", ["meanfield-train", "--delta", "-1", "--out", "{tmp}"]),
+    ("meanfield-exp2", ["meanfield-exp2", "--m", "0", "--out", "{tmp}"]),
+    ("meanfield-exp3", ["meanfield-exp3", "--m", "3", "--out", "{tmp}"]),
     ("amplification-train", ["amplification-train", "--m", "3", "--out", "{tmp}"]),
     ("amplification-train", ["amplification-train", "--eta", "0.5", "--out", "{tmp}"]),
     (None, ["no-such-command"]),

@@ -13,6 +13,15 @@ delta times this velocity (h is linear in W), so GD is the Euler scheme of (11) 
 the two agree (Richardson: the error of the finer run is about 1/15 of their difference,
 exactly so for smooth sigma; for relu-type sigma a neuron crossing a kink lowers the order, and
 the measured difference is what is reported), doubling the steps otherwise.
+
+Other scalings (Table 1).  With f = m^-a sum_i c_i s(h_i), h_i = D^-b sum_j W_ij phi_j and the step
+W <- W - m^e delta dL/dW, one GD step moves h_i(x) by -delta m^(e-a) D^(1-2b) c_i sum_a G(x, x_a) r_a s'(h_ia)
+(G of (12)), and h^0 ~ N(0, D^(1-2b) G) for W^0 ~ N(0, 1).  So every scaling is (11) with the output
+scale ``alpha`` = m^-a in f and a ``rate`` m^(e-a) D^(1-2b) in front of the velocity, started from
+N(0, D^(1-2b) G): ``Scaling``, ``SCALINGS`` (ours, ntk, mf with D = m) and ``make_problem(scaling=...)``.
+``gradient_descent_run`` also carries the features at points off the training set (test points): h
+is linear in W, so h^k(x) = h^0(x) - delta rate c_i sum_a G(x, x_a) S^k_ia with S^k the sum over the
+past steps of r_a s'(h_ia) -- only the cross kernel G(x, x_a) is needed, at the recorded steps.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ from numerics.core.arrays import DTYPE
 from numerics.core.compile import compile_expr
 from numerics.core.gaussian_kernels import Activation, parse_activation
 from theory.meanfield import dynamics as th
+from theory.meanfield.scalings import ABC, TABLE1
 
 _K_ARGS = (th.I_l, th.I_r, th.lam1, th.lam2, th.K_s)
 #: kappa(lambda_1, lambda_2) of Lemma 1 as printed, and as its proof gives it (3 C_2), as functions
@@ -36,15 +46,58 @@ K_printed = compile_expr(th.K_PRINTED, _K_ARGS[:4])
 
 
 @dataclass(frozen=True)
+class Scaling:
+    """A scaling of Table 1 by its exponents: f = m^-a sum_i c_i s(h_i), h_i = D^-b sum_j W_ij phi_j,
+    W <- W - m^e delta dL/dW; ``symmetric``: the NTK model's symmetrised initialisation (Appendix I,
+    after Chizat et al. [16]): neurons in pairs with equal W_i and opposite c_i, so f^0 = 0."""
+
+    name: str
+    a: float
+    b: float
+    e: float
+    symmetric: bool = False
+
+    def alpha(self, m: int) -> float:
+        """The output scale m^-a of f."""
+        return m ** -self.a
+
+    def rate(self, m: int, D: int) -> float:
+        """The factor m^(e-a) D^(1-2b) of (11)'s velocity per unit delta (module docstring)."""
+        return m ** (self.e - self.a) * D ** (1 - 2 * self.b)
+
+    def init_variance(self, D: int) -> float:
+        """h^0 ~ N(0, D^(1-2b) G) for W^0_ij ~ N(0, 1)."""
+        return D ** (1 - 2 * self.b)
+
+
+def _from_abc(name: str) -> Scaling:
+    """The Table 1 scaling ``name`` from its abc-parameterisation (``theory.meanfield.scalings.ABC``,
+    initialisation exponents 0): output multiplier m^-a_3 (a = a_3), hidden multiplier m^-a_2 with
+    D = m (b = a_2), learning rate m^-c (e = -c); NTK models are symmetrised at initialisation."""
+    (_, a2, a3), b_init, c = ABC[name]
+    if any(b_init):
+        raise ValueError(f"{name}: a non-zero initialisation exponent is not a Table 1 scaling")
+    return Scaling(name, float(a3), float(a2), float(-c), symmetric=name == "ntk")
+
+
+#: Table 1 (D = m in Exp. 3): ours (1/m, 1/sqrt D, step m delta), NTK (1/sqrt m, 1/sqrt D, step delta,
+#: symmetrised), MF (1/m, 1/D, step m^2 delta).  "ours" is the paper's model (2)-(3) with GD (9).
+SCALINGS = {name: _from_abc(name) for name in TABLE1}
+
+
+@dataclass(frozen=True)
 class Problem:
     """One instance of (11): Gram matrix ``G`` (n, n), targets ``y`` (n,), second-layer
-    weights ``c`` (m,), activation, initial pre-activations ``h0`` (m, n)."""
+    weights ``c`` (m,), activation, initial pre-activations ``h0`` (m, n); ``alpha``, the output
+    scale of f (None: 1/m, eq. (2)) and ``rate``, the factor of the velocity (1: eq. (11))."""
 
     G: torch.Tensor
     y: torch.Tensor
     c: torch.Tensor
     act: Activation
     h0: torch.Tensor
+    alpha: float | None = None
+    rate: float = 1.0
 
     def __post_init__(self):
         m, n = self.h0.shape
@@ -54,10 +107,19 @@ class Problem:
         for name in ("G", "y", "c", "h0"):
             if not torch.isfinite(getattr(self, name)).all():
                 raise ValueError(f"{name} must be finite")
+        if self.alpha is None:
+            object.__setattr__(self, "alpha", 1.0 / m)
+        if not (math.isfinite(self.alpha) and self.alpha > 0 and math.isfinite(self.rate) and self.rate > 0):
+            raise ValueError(f"alpha ({self.alpha}) and rate ({self.rate}) must be finite and positive")
 
     @property
     def m(self) -> int:
         return self.h0.shape[0]
+
+    def to(self, device) -> Problem:
+        """The same problem with its tensors on ``device``."""
+        return Problem(self.G.to(device), self.y.to(device), self.c.to(device), self.act, self.h0.to(device),
+                       self.alpha, self.rate)
 
     @property
     def c_hat(self) -> float:
@@ -68,23 +130,45 @@ class Problem:
         return float(ev[0]), float(ev[-1])
 
 
-def make_problem(G, y, m: int, c_hat: float, activation, *, seed: int = 0, h0=None) -> Problem:
+def psd_root(G: torch.Tensor) -> torch.Tensor:
+    """R with R R^T = G for a symmetric PSD G (eigen-decomposition; a singular G is allowed)."""
+    ev, V = torch.linalg.eigh(G)
+    return V * ev.clamp(min=0.0).sqrt()
+
+
+def make_problem(G, y, m: int, c_hat: float, activation, *, seed: int = 0, h0=None,
+                 scaling: Scaling | None = None, D: int | None = None) -> Problem:
     """c_i = +-c_hat with probability 1/2 (Assumption 1); h0 ~ N(0, G) independently per neuron
-    (W^0 ~ N(0, 1), Assumption 3: h_i^0 = W_i Phi/sqrt D has covariance G) unless ``h0`` is given."""
+    (W^0 ~ N(0, 1), Assumption 3: h_i^0 = W_i Phi/sqrt D has covariance G) unless ``h0`` is given
+    (then used as it is).  With a ``scaling`` (and its embedding dimension ``D``): its alpha and rate, h0 ~ N(0, D^(1-2b) G),
+    and for a symmetric one (m even) neuron m/2 + i a copy of neuron i with the opposite c_i."""
     G = torch.as_tensor(G, dtype=DTYPE)
     y = torch.as_tensor(y, dtype=DTYPE)
+    if scaling is not None and (D is None or D < 1):
+        raise ValueError("a scaling needs the embedding dimension D >= 1")
+    symmetric = scaling is not None and scaling.symmetric
+    if symmetric and m % 2:
+        raise ValueError(f"the symmetrised initialisation needs an even width, got m = {m}")
+    k = m // 2 if symmetric else m
     gen = torch.Generator().manual_seed(seed)
-    c = c_hat * (2.0 * torch.randint(0, 2, (m,), generator=gen, dtype=DTYPE) - 1.0)
+    c = c_hat * (2.0 * torch.randint(0, 2, (k,), generator=gen, dtype=DTYPE) - 1.0)
     if h0 is None:
-        ev, V = torch.linalg.eigh(G)       # G = V diag(ev) V^T is PSD; a singular G is allowed
-        root = V * ev.clamp(min=0.0).sqrt()
-        h0 = torch.randn(m, len(y), generator=gen, dtype=DTYPE) @ root.T
-    return Problem(G, y, c, parse_activation(activation), torch.as_tensor(h0, dtype=DTYPE))
+        h0 = torch.randn(k, len(y), generator=gen, dtype=DTYPE) @ psd_root(G).T
+        if scaling is not None:
+            h0 = h0 * math.sqrt(scaling.init_variance(D))
+        if symmetric:
+            h0 = torch.cat([h0, h0])
+    if symmetric:
+        c = torch.cat([c, -c])
+    if scaling is None:
+        return Problem(G, y, c, parse_activation(activation), torch.as_tensor(h0, dtype=DTYPE))
+    return Problem(G, y, c, parse_activation(activation), torch.as_tensor(h0, dtype=DTYPE),
+                   scaling.alpha(m), scaling.rate(m, D))
 
 
 def output(p: Problem, h: torch.Tensor) -> torch.Tensor:
-    """f(x_a) = (1/m) sum_i c_i sigma(h_ia), eq. (2)."""
-    return p.c @ p.act(h) / p.m
+    """f(x_a) = alpha sum_i c_i sigma(h_ia), eq. (2) (alpha = 1/m) and Table 1."""
+    return p.alpha * (p.c @ p.act(h))
 
 
 def loss(p: Problem, h: torch.Tensor) -> float:
@@ -93,24 +177,27 @@ def loss(p: Problem, h: torch.Tensor) -> float:
     return float(0.5 * r @ r)
 
 
+def _drive(p: Problem, h: torch.Tensor) -> torch.Tensor:
+    """v_ia = r_a sigma'(h_ia), the factor (11) contracts with G."""
+    return (output(p, h) - p.y)[None, :] * p.act.derivative(h)
+
+
 def velocity(p: Problem, h: torch.Tensor) -> torch.Tensor:
-    """hdot_ia = -c_i sum_b G_ab r_b sigma'(h_ib), eq. (11)."""
-    r = output(p, h) - p.y
-    return -p.c[:, None] * ((r[None, :] * p.act.derivative(h)) @ p.G)
+    """hdot_ia = -rate c_i sum_b G_ab r_b sigma'(h_ib), eq. (11) (rate = 1) and Table 1."""
+    return -p.rate * p.c[:, None] * (_drive(p, h) @ p.G)
 
 
 def loss_rate(p: Problem, h: torch.Tensor) -> float:
-    """The right side of (14)'s identity: -(c_hat^2/m) sum_i sum_ab G_ab r_a r_b sigma'_ia sigma'_ib."""
-    r = output(p, h) - p.y
-    v = r[None, :] * p.act.derivative(h)
-    return float(-(p.c**2 / p.m) @ ((v @ p.G) * v).sum(1))
+    """The right side of (14)'s identity: -(c_hat^2/m) sum_i sum_ab G_ab r_a r_b sigma'_ia sigma'_ib
+    (1/m is alpha rate for another scaling)."""
+    v = _drive(p, h)
+    return float(-(p.alpha * p.rate * p.c**2) @ ((v @ p.G) * v).sum(1))
 
 
 def loss_rate_bound(p: Problem, h: torch.Tensor, lam_min: float) -> float:
     """The right side of (14)'s inequality: -(c_hat^2 lambda_min/m) sum_i sum_a r_a^2 sigma'_ia^2."""
-    r = output(p, h) - p.y
-    v = r[None, :] * p.act.derivative(h)
-    return float(-(p.c**2 / p.m) @ (v * v).sum(1) * lam_min)
+    v = _drive(p, h)
+    return float(-(p.alpha * p.rate * p.c**2) @ (v * v).sum(1) * lam_min)
 
 
 def active_fraction(h: torch.Tensor, lo: float, hi: float) -> float:
@@ -179,3 +266,58 @@ def gradient_descent(p: Problem, delta: float, steps: int, *, every: int = 1) ->
         if k % every == 0:
             out.append(loss(p, h))
     return out
+
+
+@dataclass
+class GDRun:
+    """Records of ``gradient_descent_run`` at steps ``steps``: the training loss (6), the test
+    predictions f^k(x) (records, n_test) and, at the first and last record, the features at the
+    training and test points (``h_train``, ``h_test``: (m, n) and (m, n_test) each)."""
+
+    steps: list[int]
+    losses: list[float]
+    test_outputs: list[torch.Tensor]
+    h_train: tuple[torch.Tensor, torch.Tensor]
+    h_test: tuple[torch.Tensor, torch.Tensor]
+
+
+def gradient_descent_run(p: Problem, delta: float, steps: int, *, every: int = 1, G_test=None, h0_test=None,
+                         progress=None) -> GDRun:
+    """GD (9) (any scaling of Table 1) for ``steps`` steps with step delta, recording every ``every``
+    steps; ``G_test`` (n_test, n) = G(x, x_a) and ``h0_test`` (m, n_test) = h^0(x) at test points
+    carry f there (module docstring: one (m, n) x (n, n_test) product per record).  ``progress(k)`` is
+    called with the number of steps done since the last call.  Raises ``ArithmeticError`` when the
+    loss stops being finite (GD diverged)."""
+    if steps % every:
+        raise ValueError("steps must be a multiple of every")
+    if (G_test is None) != (h0_test is None):
+        raise ValueError("give both G_test and h0_test, or neither")
+    dev = p.G.device
+    if G_test is None:
+        G_test = torch.zeros(0, p.G.shape[0], dtype=DTYPE, device=dev)
+        h0_test = torch.zeros(p.m, 0, dtype=DTYPE, device=dev)
+    G_test, h0_test = torch.as_tensor(G_test, dtype=DTYPE).to(dev), torch.as_tensor(h0_test, dtype=DTYPE).to(dev)
+    if G_test.shape[1] != p.G.shape[0] or h0_test.shape != (p.m, G_test.shape[0]):
+        raise ValueError(f"G_test {tuple(G_test.shape)} and h0_test {tuple(h0_test.shape)} must be (n_test, n) "
+                         f"and (m, n_test)")
+    h = p.h0.clone()
+    S = torch.zeros_like(h)
+
+    def test_features():
+        return h0_test - (delta * p.rate) * p.c[:, None] * (S @ G_test.T)
+
+    steps_at, losses, outputs = [0], [loss(p, h)], [p.alpha * (p.c @ p.act(h0_test))]
+    for k in range(1, steps + 1):
+        v = _drive(p, h)
+        S += v
+        h = h - (delta * p.rate) * p.c[:, None] * (v @ p.G)
+        if k % every == 0:
+            L = loss(p, h)
+            if not math.isfinite(L):
+                raise ArithmeticError(f"GD diverged: loss {L} at step {k} (delta = {delta:g})")
+            steps_at.append(k)
+            losses.append(L)
+            outputs.append(p.alpha * (p.c @ p.act(test_features())))
+            if progress:
+                progress(every)
+    return GDRun(steps_at, losses, outputs, (p.h0, h), (h0_test, test_features()))

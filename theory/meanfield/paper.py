@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from theory.core.pack import LatexMeta, Paper
 
-from . import derivations, scalings
+from . import derivations, experiments, scalings
 from .dynamics import EQ11, EQ14, EQ16, LEMMA1, LEMMA1_PROOF, LEMMA3, LEMMA3_PROOF
 from .kernels import EQ23, EQ23_PRIME
 from .theorems import ASM4, COND1, COR1, EQ15, LEMMA2, LEMMA2_PROOF, LEMMA4, THM1, THM1_PROOF, THM2, THM3
 
 STATEMENTS = (EQ11, EQ14, EQ15, EQ16, THM1, THM1_PROOF, LEMMA1, LEMMA1_PROOF, COR1, COND1, THM2, EQ23, EQ23_PRIME,
-              ASM4, THM3, LEMMA2, LEMMA2_PROOF, LEMMA3, LEMMA3_PROOF, LEMMA4) + scalings.STATEMENTS
+              ASM4, THM3, LEMMA2, LEMMA2_PROOF, LEMMA3, LEMMA3_PROOF, LEMMA4) + experiments.STATEMENTS + scalings.STATEMENTS
 
 SECTIONS = (
     ("Section 2.2: training with gradient flow", ("eq.11", "eq.14", "eq.15")),
@@ -19,6 +19,8 @@ SECTIONS = (
     ("Table 1 and Appendices B-C: the scalings", ("table.1", "app.B", "app.C")),
     ("Appendix E: the initialisation lemmas", ("lemma.2", "lemma.2.proof", "lemma.3", "lemma.3.proof")),
     ("Appendix G: concentration of the random Gram matrix", ("lemma.4",)),
+    ("Section 4: experiments 2 and 3 (empirical claims, decided by runs over seeds)",
+     tuple(st.id for st in experiments.STATEMENTS)),
 )
 
 NOTATION = (

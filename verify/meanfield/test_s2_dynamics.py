@@ -179,3 +179,43 @@ def test_gd_is_euler_on_h():
         loss = 0.5 * ((c @ torch.relu(Wr @ Phi.T / math.sqrt(D)) / m - y) ** 2).sum()
         (g,) = torch.autograd.grad(loss, Wr)
         W = W - m * delta * g
+
+
+@pytest.mark.statement("eq.11")
+@pytest.mark.witness("dynamics")
+@pytest.mark.parametrize("name", sorted(dy.SCALINGS))
+def test_gd_run_is_gd_on_raw_w_per_scaling(name):
+    """Each scaling of Table 1: GD on the raw W (autograd; f = m^-a sum c relu(D^-b W Phi), step m^e delta)
+    against ``gradient_descent_run`` in feature space -- losses, test-point outputs and final features,
+    with the NTK model symmetrised (rows i and m/2 + i of W^0 equal, c opposite: f^0 = 0)."""
+    sc = dy.SCALINGS[name]
+    rng = np.random.default_rng(5)
+    n, n_test, d, m, delta, steps = 4, 3, 3, 6, 0.3, 12
+    D = m                                                                  # D = m, as in Exp. 3
+    X, Xt = rng.standard_normal((n, d)), rng.standard_normal((n_test, d))
+    Z = rng.standard_normal((D, d))
+    emb = lambda A: torch.relu(torch.as_tensor(A @ Z.T / math.sqrt(d)))
+    Phi, Phit = emb(X), emb(Xt)
+    y = torch.as_tensor(rng.uniform(-0.5, 0.5, n))
+    W = torch.as_tensor(rng.standard_normal((m // 2 if sc.symmetric else m, D)))
+    W = torch.cat([W, W]) if sc.symmetric else W
+    p = dy.make_problem(Phi @ Phi.T / D, y, m, 1.0, "relu", seed=6, h0=D ** -sc.b * W @ Phi.T, scaling=sc, D=D)
+    run = dy.gradient_descent_run(p, delta, steps, G_test=Phit @ Phi.T / D, h0_test=D ** -sc.b * W @ Phit.T)
+    f = lambda V, P: m ** -sc.a * (p.c @ torch.relu(D ** -sc.b * V @ P.T))
+    if sc.symmetric:   # f^0 = 0 up to the rounding of a sum of m terms of size <= alpha max relu(h)
+        assert float(f(W, Phi).abs().max()) <= m * EPS * m ** -sc.a * float(torch.relu(p.h0).max())
+    #: both sides do the same float64 arithmetic in a different order, over 12 steps of a
+    #: well-conditioned map: agreement to ~1e3 eps relative
+    tol = Tol(rtol=1e3 * EPS, why="same arithmetic reordered, 12 contracting GD steps")
+    for k in range(steps + 1):
+        L = 0.5 * float(((f(W, Phi) - y) ** 2).sum())
+        assert abs(L - run.losses[k]) <= tol.bound(L) + 1e-15, (k, L, run.losses[k])
+        ft = f(W, Phit)
+        assert torch.allclose(run.test_outputs[k], ft, rtol=tol.rtol, atol=1e-14), k
+        if k == steps:
+            break
+        Wr = W.clone().requires_grad_(True)
+        (g,) = torch.autograd.grad(0.5 * ((f(Wr, Phi) - y) ** 2).sum(), Wr)
+        W = W - m ** sc.e * delta * g
+    assert torch.allclose(run.h_train[1], D ** -sc.b * W @ Phi.T, rtol=tol.rtol, atol=1e-13)
+    assert torch.allclose(run.h_test[1], D ** -sc.b * W @ Phit.T, rtol=tol.rtol, atol=1e-13)
