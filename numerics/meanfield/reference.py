@@ -85,10 +85,10 @@ def _erf_eval(A, P, Q, B, derivative, *, dps):
         k = 1 + 2 * Q * Q
         if derivative:
             c = 4 / mp.pi / mp.sqrt(k)
-            f = lambda g: mp.exp(-(A * g) ** 2 - (P * g) ** 2 / k) * mp.npdf(g)  # noqa: E731
+            f = lambda g: mp.exp(-(A * g) ** 2 - (P * g) ** 2 / k) * mp.npdf(g)
         else:
             c = 1
-            f = lambda g: mp.erf(A * g) * mp.erf(P * g / mp.sqrt(k)) * mp.npdf(g)  # noqa: E731
+            f = lambda g: mp.erf(A * g) * mp.erf(P * g / mp.sqrt(k)) * mp.npdf(g)
         return c * mp.quad(f, [-mp.inf, 0, mp.inf])
 
 

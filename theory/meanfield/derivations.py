@@ -15,7 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theory.core import dual_kernels as dk
-from theory.core.derivation import Derivation, Steps
+from theory.core.derivation import Steps
 
 from . import dynamics as dy
 from . import theorems as _thm

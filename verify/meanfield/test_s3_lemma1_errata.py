@@ -25,7 +25,7 @@ FLOW_TOL = Tol(rtol=1e-8, why="RK4 step halving accepted at 1e-10 (x (1 + max|h|
 
 
 def _problem():
-    t = lambda v: torch.tensor(v, dtype=DTYPE)  # noqa: E731
+    t = lambda v: torch.tensor(v, dtype=DTYPE)
     return dy.Problem(t([[1.0]]), t([1.0]), t([2.0, -2.0]), dy.parse_activation("relu"), t([[1.0], [1.0]]))
 
 
