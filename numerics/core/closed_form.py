@@ -25,8 +25,9 @@ relative error <= 1e-13 wherever the value is a normal float64, for s from 1e-30
 to 1e150 where the value is of degree 2 in s), the rounding of fl(mu/s) corrected to first order.
 The mask moments normwise, in the deep tails too (entries may cancel to 0 or change sign while
 the matrix is ~1e-146): ||M - M_exact||_F <= 1e-13 ||M_exact||_F plus (d + 2) eps times the
-sensitivity of M to the rounding of a = 1^T u/(kappa ||u||), ~a^2 in the lower tail (that
-rounding is not corrected); u, v are used through their directions only (``_binary_scaled``).
+sensitivity of M to the rounding of a = 1^T u/(kappa ||u||), ~a^2 in the lower tail and ~3 over
+the standardised width in a narrow antiparallel wedge (that rounding is not corrected); u, v
+are used through their directions only (``_binary_scaled``).
 """
 from __future__ import annotations
 
@@ -38,8 +39,12 @@ from . import normal
 from .ddarith import two_prod
 from .arrays import CORRELATION, EXTENDED_REAL, NONNEG, REAL, check_finite_result, prepare
 
-#: beyond this standardised mean, P(Y > a) < 1e-315 and the constraint is inactive
-_INACTIVE = 38.0
+#: beyond this standardised mean the constraint is inactive: P(Y > a) < 5e-333, below the smallest
+#: subnormal, so dropping it is invisible even where the other constraint confines Y to its far tail
+#: (rho -> -1 with the other a < 0).  At 38 (P ~ 3e-316) relu_moment2(38.05, -37.3, 1, 1, -1) = 1.5e-306
+#: came out 6e-13 off, orthant_first(38.05, -37.45, 1, 1, -1) = 1.7e-307 6.5e-12 off, and
+#: relu_moment2(39, -38.328125, 1, 1, -1) negative (-8e-323), the Stein branch's two terms cancelling
+_INACTIVE = 39.0
 
 
 def _standardise(mu: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
@@ -222,7 +227,7 @@ def orthant_prob(mu1, mu2, s1, s2, rho):
     """P(z1 >= 0, z2 >= 0) = Phi_2(mu1/s1, mu2/s2; rho) (exact for s_i = 0: a_i = +-inf)."""
     (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
     a1, a2, P, _, _ = _orthant(mu1, mu2, s1, s2, rho)
-    # one constraint inactive: Phi_2 = Phi(a) of the other to 1e-315, with the rounding of that
+    # one constraint inactive: Phi_2 = Phi(a) of the other to 5e-333, with the rounding of that
     # a corrected as everywhere else (without it: a^2 eps ~ 1.4e-13 at a = -36)
     second = a2 <= _INACTIVE
     a, mu, sd = (torch.where(second, x, y) for x, y in ((a2, a1), (mu2, mu1), (s2, s1)))
@@ -235,8 +240,8 @@ def _orthant_first(mu1, mu2, s1, s2, rho):
     """E[z1 1{z1 >= 0, z2 >= 0}] = s1 N1(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}].
 
     Degenerate/inactive branches, by Stein's identity E[Y1 h(Y2)] = rho E[h'(Y2)]:
-    constraint 1 inactive (a1 > 38 or s1 = 0, mu1 >= 0): mu1 Phi(a2) + rho s1 varphi(a2);
-    constraint 2 inactive (a2 > 38 or s2 = 0, mu2 >= 0): relu_moment1(mu1, s1);
+    constraint 1 inactive (a1 > 39 or s1 = 0, mu1 >= 0): mu1 Phi(a2) + rho s1 varphi(a2);
+    constraint 2 inactive (a2 > 39 or s2 = 0, mu2 >= 0): relu_moment1(mu1, s1);
     z1 or z2 surely negative (a_i = -inf): 0.
     """
     a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho)
@@ -263,7 +268,7 @@ def relu_moment2(mu1, mu2, s1, s2, rho):
 
     Closed form (Rosenbaum 1961): (mu1 mu2 + rho s1 s2) Phi_2 + mu1 s2 varphi(a2) Phi(b1)
     + mu2 s1 varphi(a1) Phi(b2) + s1 s2 q varphi(a1) varphi(b2).  When constraint 1 is
-    inactive (a1 > 38, or s1 = 0 with mu1 >= 0), E[Y1 h(Y2)] = rho E[h'(Y2)] gives
+    inactive (a1 > 39, or s1 = 0 with mu1 >= 0), E[Y1 h(Y2)] = rho E[h'(Y2)] gives
     mu1 relu_moment1(mu2, s2) + rho s1 s2 Phi(a2), and symmetrically.
     """
     (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
@@ -432,10 +437,14 @@ def _wedge(u, v, kappa):
     second = (c(P) * eye + c(D11) * _outer(uh, uh) + c(D12) * (_outer(uh, e2) + _outer(e2, uh))
               + c(D22) * _outer(e2, e2))
     out = c(P) * _outer(ones, ones) + k * (_outer(ones, t) + _outer(t, ones)) + k**2 * second
-    # error scale: the norms of the three terms (they cancel in the lower tail, ``_wedge_tail``)
+    # error scale: the norms of the three terms, each from the sizes of the products it sums
+    # before they cancel (the terms cancel in the lower tail; t1 and D11 cancel within themselves
+    # in a narrow antiparallel wedge, rho -> -1, where |t| ~ P: ``_wedge_tail``)
     d = uh.shape[-1]
-    scale = P * d + 2 * kappa * torch.linalg.vector_norm(t, dim=-1) * d**0.5 + kappa**2 * (
-        P * d**0.5 + D11.abs() + 2 * D12.abs() + D22.abs())
+    t_size = p1 * C2 + rho.abs() * p2 * C1 + t2
+    D_size = (a1.abs() * p1 * C2 + (rho**2 + q**2 + 2 * q * rho.abs()) * a2.abs() * p2 * C1
+              + (2 * q**2 + 2 * q * rho.abs()) * pp)
+    scale = P * d + 2 * kappa * t_size * d**0.5 + kappa**2 * (P * d**0.5 + D_size)
     return _wedge_tail(u, v, kappa, out, scale), q, rho
 
 
@@ -477,24 +486,26 @@ def _cone(u, v, kappa):
 
 
 def _wedge_tail(u, v, kappa, out, scale):
-    """In the lower tail (min(a1, a2) < 0), where the Stein form ``out`` of ``_wedge`` cancels (its
-    error scale ``scale`` above 4 times its norm), take whichever of it and two cancellation-free
+    """Where the Stein form ``out`` of ``_wedge`` cancels (its error scale ``scale`` above 4 times its
+    norm: in the lower tail, min(a1, a2) < 0, and in a narrow antiparallel wedge at any a, where
+    t1 and D11 cancel within themselves: u = (-0.6168, 0.6047), v ~ -u at an angle 3.1e-9,
+    kappa = 0.528, a = (-0.03, 0.03): normwise error 2.5e-6, 40 times what the rounding of the
+    inputs can cause), take whichever of it and two cancellation-free
     forms has the smallest error scale: ``_cone`` directly (error within
     2/(1 - rho) eps), or, for rho > 0.9 and with u the more restrictive direction (smaller a), the
     half-space of u minus the cone {c^T u >= 0, c^T v < 0} = ``_cone(u, -v)`` (correlation -rho;
     good when the event is most of the half-space, as it is for rho -> 1).  In the lower tail
     P 1 1^T, kappa (1 t^T + t 1^T) and kappa^2 D are each ~a^2 times the result (u = (-3.1e-5,
-    -1.2e-5), v = e1, kappa = 10^-1.25, a = (-23.0, 17.8): normwise error 6.8e-10).  Only the tail
+    -1.2e-5), v = e1, kappa = 10^-1.25, a = (-23.0, 17.8): normwise error 6.8e-10).  Only these
     rows pay for the orthant moments (one ``bvn.orthant_moments`` call for all of them).
     """
     shape, d = out.shape, u.shape[-1]
     u, v, kappa, out, scale = u.reshape(-1, d), v.reshape(-1, d), kappa.reshape(-1), out.reshape(-1, d, d), scale.reshape(-1)
     (uh, nu), (vh, nv) = _unit(u), _unit(v)
     a1, a2 = uh.sum(-1) / kappa, vh.sum(-1) / kappa
-    rho = _plane(u, v)[0]
+    rho, q = _plane(u, v)[:2]  # q > 0 (not |rho| < 1): a wedge at an angle below 1e-8 has fl(rho) = -1 or 1
     cancels = scale > 4 * torch.linalg.matrix_norm(out)  # the Stein form lost more than 2 bits
-    rows = ((torch.minimum(a1, a2) < 0) & (torch.maximum(a1.abs(), a2.abs()) <= 1e50)
-            & (nu > 0) & (nv > 0) & (rho.abs() < 1) & cancels)
+    rows = (torch.maximum(a1.abs(), a2.abs()) <= 1e50) & (nu > 0) & (nv > 0) & (q > 0) & cancels
     if not bool(rows.any()):
         return out.reshape(shape)
     idx = rows.nonzero(as_tuple=True)

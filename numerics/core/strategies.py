@@ -31,9 +31,10 @@ from hypothesis import strategies as st
 #: the default range of a magnitude: products of two stay finite and normal-or-subnormal
 LO, HI = 1e-300, 1e300
 #: Phi(a) underflows below the smallest subnormal at a ~ -38.5; below the smallest normal at
-#: a ~ -37.5; closed_form treats a > 38 as an inactive constraint (P(Y > a) < 1e-315)
+#: a ~ -37.5; closed_form treats a > 39 as an inactive constraint (P(Y > a) < 5e-333; 38 was its
+#: cut-off before, 1e-316, too coarse where rho -> -1 confines the other variable to its far tail)
 UNDERFLOW = -38.5
-TAIL_POINTS = (-38.5, -38.0, -37.5, -37.0, -8.0, -1.0, 0.0, 1.0, 8.0, 38.0, 38.5)
+TAIL_POINTS = (-38.5, -38.0, -37.5, -37.0, -8.0, -1.0, 0.0, 1.0, 8.0, 38.0, 38.5, 39.0, 39.5)
 
 
 def magnitudes(lo: float = LO, hi: float = HI):

@@ -173,11 +173,16 @@ RELU2_POINTS = [
     # the second constraint inactive (s2 = 0, mu2 > 0): orthant_prob took Phi(fl(mu1/s1)) without
     # the rounding correction, 1.1e-13 off at a = -36
     (-9132.703869756515, 1.0, 253.68621860434766, 0.0, 0.0),
-    # constraint 1 inactive with s1 > 0 (a1 > 38: the Stein branch mu1 relu_moment1 + rho s1 s2 Phi),
-    # at ordinary and at huge scales where fl(mu/s) rounds
+    # constraint 1 inactive with s1 > 0 (a1 > 39: the Stein branch mu1 relu_moment1 + rho s1 s2 Phi),
+    # at ordinary and at huge scales where fl(mu/s) rounds; just above the old cut-off 38 (now the
+    # general path) and just above the present one
     (39.5, -20.3, 1.0, 1.0, 0.7), (45.0, -8.3, 2.0, 1.0, -0.5), (4.1e12, -3.73e11, 1e10, 1e10, -0.5),
-    (38.000001, 1.3, 1.0, 1.0, 0.2),
+    (38.000001, 1.3, 1.0, 1.0, 0.2), (39.000001, 1.3, 1.0, 1.0, 0.2),
 ]
+#: a1 just above the old cut-off 38 with rho -> -1 and a2 < 0, where the other constraint confines Y1
+#: to its far lower tail and dropping constraint 1 (P(Y1 < -38) ~ 3e-316) was visible in normal values
+#: (closed_form._INACTIVE, now 39): relu_moment2 6e-13 off at the first, orthant_first 3.8e-12 at the second
+INACTIVE_FAR_TAIL = [(38.05, -37.3, 1.0, 1.0, -1.0), (38.05, -37.45, 1.0, 1.0, -0.99)]
 
 
 @pytest.mark.statement("lemma.relu_moment2")
@@ -189,6 +194,18 @@ def test_relu_moment2_relative_accuracy(record):
                              ("orthant_first", cf.orthant_first, ref.orthant_first)]:
         got = fast(mu1, mu2, s1, s2, rho)
         pairs += [(f"{name}{p}", g, slow(*p, dps=REF_DPS)) for p, g in zip(RELU2_POINTS, got)]
+    _worst(pairs, RELU2, record)
+
+
+@pytest.mark.slow  # ~3 s of mpmath per point this deep
+@pytest.mark.statement("lemma.relu_moment2")
+def test_relu_moment2_constraint_inactive_only_beyond_39(record):
+    mu1, mu2, s1, s2, rho = (np.array(x) for x in zip(*INACTIVE_FAR_TAIL))
+    pairs = []
+    for name, fast, slow in [("relu_moment2", cf.relu_moment2, ref.relu_moment2),
+                             ("orthant_first", cf.orthant_first, ref.orthant_first)]:
+        got = fast(mu1, mu2, s1, s2, rho)
+        pairs += [(f"{name}{p}", g, slow(*p, dps=REF_DPS)) for p, g in zip(INACTIVE_FAR_TAIL, got)]
     _worst(pairs, RELU2, record)
 
 
@@ -245,15 +262,30 @@ def mask_tol(vectors, kappa) -> Tol:
     """The mask moments' promise, normwise: 1e-13, plus (d + 2) eps times the relative sensitivity
     of the moments to the rounding of a = 1^T u/(kappa ||u||) (formed from u in float64 and not
     corrected, unlike the ReLU kernels' fl(mu/s)): ~ (1 + max(0, -a)) sum|u_i|/(kappa ||u||), about
-    a^2 deep in the lower tail, where the moments behave like exp(-a^2/2)."""
+    a^2 deep in the lower tail, where the moments behave like exp(-a^2/2).
+
+    A wedge with rho < 0 is the slab -a1 <= X1 <= (a2 + q Y)/|rho| (X1, Y standard, q the sine of
+    the angle): of width w0 + q Y/|rho|, w0 = a1 + a2/|rho|.  Its second moment grows like the cube
+    of the width, so a rounding delta of the a_i moves it by 3 delta/max(|w0|, q) relatively, and
+    when the slab is empty at Y = 0 (w0 < 0) it is a Gaussian tail in Y at t = -w0/q, moved by
+    t delta/q more: a narrow antiparallel wedge is ill-conditioned, however the kernel computes it
+    (one ulp on u moved such a moment by 5.9e-8, against 1.6e-8 for the kernel's error there)."""
     if kappa == 0:
         return MASK
-    cond = 0.0
+    cond, unit = 0.0, 0.0
     for x in vectors:
         x = np.asarray(x, float)
         n = float(np.linalg.norm(x))
         if n > 0:
+            unit = max(unit, float(np.abs(x).sum()) / (kappa * n))
             cond = max(cond, (1 + max(0.0, -float(x.sum()) / (kappa * n))) * float(np.abs(x).sum()) / (kappa * n))
+    if len(vectors) == 2 and all(np.any(np.asarray(x)) for x in vectors):
+        u, v = (np.asarray(x, float) / np.linalg.norm(x) for x in vectors)
+        rho = float(u @ v)
+        q = math.sqrt(max(0.0, float(((np.outer(u, v) - np.outer(v, u)) ** 2).sum()) / 2))  # sine, from the minors
+        if rho < 0 and q > 0:
+            w0 = (u.sum() + v.sum() / abs(rho)) / kappa
+            cond += unit * (3 / max(abs(w0), q) + max(0.0, -w0) / q**2)
     return Tol(MASK.rtol + (len(vectors[0]) + 2) * EPS * cond, why=f"{MASK.why}; a-conditioning {cond:.3g}")
 
 
@@ -285,6 +317,29 @@ def test_mask_moment2_normwise_accuracy(record):
             assert e <= tol.rtol, f"mask_moment2({u}, {vv}, {kappa}): normwise error {e:.2e} > {tol}"
             worst = max(worst, e)
     record(error=worst, digits=digits(worst))
+
+
+#: narrow antiparallel wedges, where the Stein form's t1 and D11 cancel within themselves (at any a):
+#: the cancellation went unseen by _wedge's error scale, and fl(rho) = -1 barred the cone form
+NARROW_ANTIPARALLEL = [
+    # v ~ -0.363 u at an angle of 4e-11, a = (1.597, -1.597): normwise error 5.1e-2, now 5.5e-5 (the
+    # width's conditioning allows 5.2e-4)
+    ([0.8636908465283903, -0.5122070133539303], [-0.31343437562201387, 0.18588049883660543], 0.2191750567416738),
+    # v ~ -u at an angle of 3.1e-9, a = (-0.03, 0.03): 2.5e-6, now 1.6e-8 (allowed 2.9e-6; one ulp on u moves it 5.9e-8)
+    ([-0.6167674819597295, 0.60472832226906], [0.6167674535633966, -0.6047282981629386], 0.5279186349061584),
+]
+
+
+@pytest.mark.slow  # ~1 s per wedge reference
+@pytest.mark.statement("lemma.mask_moment2")
+def test_mask_moment2_narrow_antiparallel_wedge(record):
+    worst = 0.0
+    for u, v, kappa in NARROW_ANTIPARALLEL:
+        e = _normwise(cf.mask_moment2(np.array(u), np.array(v), kappa), ref.mask_moment2(u, v, kappa, dps=REF_DPS))
+        tol = mask_tol([u, v], kappa)
+        assert e <= tol.rtol, f"mask_moment2({u}, {v}, {kappa}): normwise error {e:.2e} > {tol}"
+        worst = max(worst, e / tol.rtol)
+    record(ratio=worst, detail=f"worst normwise error / tolerance {worst:.3g}")
 
 
 @pytest.mark.statement("lemma.mask_moment2")

@@ -9,22 +9,35 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import numpy as np
-from hypothesis import assume, example, given, target
+from hypothesis import assume, example, given, settings, target
 from hypothesis import strategies as st
 import pytest
 
 from numerics.core import closed_form as cf
+from numerics.core import reference as ref
 from numerics.core.tolerance import EPS, Tol
 from verify import strategies as S
+from verify.masking.test_s4_gaussian_fast import mask_tol
+from verify.profiles import examples as budget
 
 pytestmark = pytest.mark.witness("property")
+TINY = 2.2250738585072014e-308  # the smallest normal float64
 ROUND = Tol(1e-12, why="a few float64 operations on values accurate to ~1e-14, "
                        "plus the conditioning of the identity compared")
 
 
 def close(a, b, scale, tol=ROUND):
     return abs(a - b) <= tol.rtol * scale
+
+
+def moment(f, mu, s, degree):
+    """A one-dimensional moment f(mu, s) of this degree in s, as an mpmath number (unbounded exponent,
+    so that products of them neither underflow nor overflow): f(mu, s) where it is a normal float64,
+    else s^degree f(mu/s, 1), which keeps its digits (a = mu/s rounded: ~a^2 eps < 4e-13 relative)."""
+    v = float(f(mu, s))
+    return mp.mpf(v) if abs(v) >= TINY else mp.mpf(s) ** degree * mp.mpf(float(f(mu / s, 1.0)))
 
 
 # ------------------------------------------------------------ lemma.relu_moment1
@@ -96,13 +109,18 @@ def test_bivariate_symmetry_and_bounds(examples):
     @example(p=(0.0, -6.657068189652973e-153, 1.0, 10.0, -0.5))  # was 0.0 for 0.545 (Gaussian cut-off overflowed)
     @example(p=(0.0, -9132.703869756515, 1.0, 253.68621860434766, 1.0))  # P(z2 >= 0) lacked the a-rounding correction
     @example(p=(0.0, 0.0, 1e5, 1e150, 0.0))  # the test squared m = 1.6e154: Cauchy-Schwarz is now taken in square roots
+    @example(p=(39.0, -38.328125, 1.0, 1.0, -1.0))  # relu_moment2 -8e-323 (deep profile): constraint 1 dropped
+    @example(p=(38.5, -38.5, 1.0, 1.0, -1.0))  # at a1 > 38 where rho = -1 confines Y1 to [-a1, a2]; orthant_first
+    # -5.4e-323 here (closed_form._INACTIVE, now 39)
+    @example(p=(0.0, -3.1e-55, 1.0, 1e-56, 0.0))  # the test's E[z2^2 1] underflowed to 0 (Cauchy-Schwarz at s = 1)
     def check(p):
         mu1, mu2, s1, s2, rho = p
         m = float(cf.relu_moment2(mu1, mu2, s1, s2, rho))
         assert close(m, float(cf.relu_moment2(mu2, mu1, s2, s1, rho)), abs(m) + 1e-300)
         assert m >= 0
-        # compared as m <= sqrt(E[z1^2 1]) sqrt(E[z2^2 1]): the squares of degree-2 moments overflow
-        cs = math.sqrt(float(cf.relu_square_moment(mu1, s1))) * math.sqrt(float(cf.relu_square_moment(mu2, s2)))
+        # compared as m <= sqrt(E[z1^2 1]) sqrt(E[z2^2 1]) (``moment``): E[z^2 1] underflows where
+        # E[z1 z2 1] does not (s2 = 1e-56, a2 = -31: 1e-329 against 3.5e-269)
+        cs = float(mp.sqrt(moment(cf.relu_square_moment, mu1, s1, 2) * moment(cf.relu_square_moment, mu2, s2, 2)))
         assert m <= cs * (1 + 1e-12) + 1e-300
         P = float(cf.orthant_prob(mu1, mu2, s1, s2, rho))
         p1, p2 = (float(cf.orthant_prob(mu, 1.0, s, 0.0, 0.0)) for mu, s in ((mu1, s1), (mu2, s2)))
@@ -120,13 +138,16 @@ def test_independent_and_comonotone_limits(examples):
 
     @S.limit(examples)
     @given(S.bivariate_params())
+    @example(p=(-7e-150, 0.0, 1e-150, 1.0, 0.0))  # the test's E[z1^2 1] = 4.8e-314 was subnormal (now at s = 1)
     def check(p):
         mu1, mu2, s1, s2, _ = p
-        prod = float(cf.relu_moment1(mu1, s1) * cf.relu_moment1(mu2, s2))
+        # the one-dimensional moments as ``moment``: E[z^2 1] (degree 2) and the factors of the
+        # product may be subnormal where the bivariate moment is not
+        prod = float(moment(cf.relu_moment1, mu1, s1, 1) * moment(cf.relu_moment1, mu2, s2, 1))
         assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + 1e-300, Tol(1e-11, why="tails: each factor 1e-13"))
         lam = s2 / s1
         same = float(cf.relu_moment2(mu1, lam * mu1, s1, s2, 1.0))
-        sq = lam * float(cf.relu_square_moment(mu1, s1))
+        sq = float(lam * moment(cf.relu_square_moment, mu1, s1, 2))
         assert close(same, sq, sq + 1e-300, Tol(1e-11, why="tails: each side accurate to 1e-13"))
 
     check()
@@ -300,3 +321,27 @@ def test_mask_moment2_splits_the_half_space(examples):
         assert _norm(cf.mask_moment2(u, 3.0 * u, kappa) - H) <= 1e-12 * scale
 
     check()
+
+
+@pytest.mark.slow  # ~1 s of mpmath per example
+@pytest.mark.statement("lemma.mask_moment2")
+@settings(max_examples=budget(30))
+@given(st.integers(2, 4).flatmap(lambda d: st.tuples(S.directions(d), S.directions(d))),
+       st.floats(-9, -1), st.floats(-1, 1), st.floats(-2, 0.5))  # t below 1e-9: the reference's precision
+# ladder fails (the slab's width cancels more digits than its guard digits: u = e1, v = -e1 - 1e-12 e2, kappa = 0.1)
+@example(uv=(np.array([0.8636908465283903, -0.5122070133539303]), np.array([1.0, 0.0])), log_angle=-10.4,
+         log_lam=-0.44, log_kappa=-0.66)  # a narrow antiparallel wedge: the Stein form's cancellation went unseen
+def test_mask_moment2_narrow_antiparallel_wedges_against_mpmath(uv, log_angle, log_lam, log_kappa):
+    """v = -lam u + t ||u|| w/||w||, t = 10^-9 .. 10^-1: the event {c^T u >= 0, c^T v >= 0} is a slab
+    of width ~t, which independent directions never draw; E[c c^T 1] against the mpmath definition,
+    normwise within the promise plus the width's conditioning (``test_s4_gaussian_fast.mask_tol``)."""
+    u, w = uv
+    uh, wh = u / np.linalg.norm(u), w / np.linalg.norm(w)
+    assume(1 - abs(float(uh @ wh)) > 1e-2)  # w off the line of u: else v is -lam u to rounding
+    v = -(10.0**log_lam) * u + 10.0**log_angle * np.linalg.norm(u) * wh
+    kappa = 10.0**log_kappa
+    exact = np.array(ref.mask_moment2(u.tolist(), v.tolist(), kappa, dps=20).tolist(), dtype=float)
+    err, size = _norm(cf.mask_moment2(u, v, kappa) - exact), _norm(exact)
+    tol = mask_tol([u, v], kappa)
+    target(err / (tol.rtol * size + 1e-300), label="error / tolerance")
+    assert err <= tol.rtol * size + 1e-300, f"normwise error {err / max(size, 1e-300):.3e} > {tol}"

@@ -67,7 +67,8 @@ def _scaling_tols(W, X, y, kappa):
     # to a multiple of 2^-1074 once more on each side (coef_A * 2^-1074 alone underflows to 0)
     return {"A": Tol(rtol=pre + rel_phi, atol=(4 * coef_A + 2) * SUBNORMAL,
                      why=why + "; 4 units of 2^-1074 in a subnormal phi_max, 2 in the product"),
-            "B": Tol(rtol=pre + rel_phi, atol=g * dfn.phi_max * d_sqrtL, why=why + "; ||delta r|| in sqrt(L)"),
+            "B": Tol(rtol=pre + rel_phi, atol=g * dfn.phi_max * d_sqrtL + 2 * 2.0**-1074,
+                     why=why + "; ||delta r|| in sqrt(L); 2 units of 2^-1074 in the product, as for A"),
             "C": Tol(rtol=pre, atol=n * k * dfn.R_u * dpsi.max(), why=why + "; psi_max moves by (1/|t| + 2|t|) e_t")}
 
 
@@ -84,12 +85,18 @@ TAIL = (np.array([[-1.2669965161656391, 1.542732238445274, -1.543906843785971],
 #: SUBNORMAL_A: A = 5.9e-322 (t^2 = 736); 7 A and the A of (7 W, 7 y) differ by 3 units of
 #: 2^-1074, where a tolerance of coef_A 2^-1074 underflowed to 0 (fresh clone, Hypothesis 6.170).
 SUBNORMAL_A = (np.array([[1.0]]), np.array([-1.0]), np.array([[1.0]]), np.array([0.0]), 0.018434229924091106)
+#: SUBNORMAL_B (deep profile): B = 7.7e-316; 7 B and the B of (7 W, 7 y) differ by one unit of 2^-1074,
+#: where B's tolerance (rtol B + ||delta r|| terms) underflowed to 0
+SUBNORMAL_B = (np.array([[-0.0625, 0.0109375, 0.003125]]), np.array([-1.0]),
+               np.array([[2 / 3, 1 / 3, 2 / 3], [0.69631062, 0.17407766, 0.69631062], [-0.57735027, 0.57735027, 0.57735027]]),
+               np.array([0.0, 0.0, 0.0]), 0.01596338544287942)
 TINY_LOSS = (np.array([[-0.15550508155616719, -0.3178414094915244]]), np.array([-1.0]),
              np.array([[0.8853597444544574, 0.4649065743776249], [-0.24716041427678337, 0.702082384689168]]),
              np.array([-1.625382739562937e-158, -3.1685166621737134e-205]), 0.484773479322229)
 
 
 @pytest.mark.witness("property")
+@pytest.mark.property
 def test_bias_vanishes_without_masks_and_is_homogeneous(record):
     """kappa = 0: the expected gradient is the clean one (left side 0).  Both sides are
     homogeneous of degree 1 in (W, y), so the needed constant is scale-free; the campaign
@@ -100,6 +107,7 @@ def test_bias_vanishes_without_masks_and_is_homogeneous(record):
     @example(net=TAIL)
     @example(net=TINY_LOSS)
     @example(net=SUBNORMAL_A)
+    @example(net=SUBNORMAL_B)
     def campaign(net):
         W, a, X, y, kappa = net
         assert max(cv.corollary_5_4(W, a, X, y, 0.0).lhs) == 0.0
