@@ -3,7 +3,9 @@ process of the environment, xdist workers included, so that any pack's witnesses
 repository or in another distribution -- run the same way:
 
 - registers the markers ``statement(id, ...)`` (the statement a test witnesses; short ids
-  inside a pack), ``witness(kind)``, ``slow`` and ``gpu``;
+  inside a pack), ``witness(kind)``, ``slow``, ``gpu`` and ``property``, which it also puts on
+  every ``@given`` test (a test that runs a Hypothesis campaign inside its body carries it
+  itself): ``bench/deep_profile.py`` runs them all under the ``deep`` profile;
 - loads the Hypothesis profile named by ``MASKVERIFY_PROFILE`` (``verify.profiles``);
 - provides the ``record`` fixture, with which a witness records its measured figures;
 - copies each test's statement and witness markers into its report's ``user_properties``,
@@ -26,6 +28,8 @@ MARKERS = (
     "statement(id): the catalogue statement a test witnesses (short id inside its pack)",
     "witness(kind): which witness a test is (symbolic, reference, certified, fast, montecarlo, property, "
     "dynamics, latex)",
+    "property: runs Hypothesis (set on @given tests by the plugin, by hand on tests with a campaign inside); "
+    "python bench/deep_profile.py runs them all under the deep profile",
 )
 
 
@@ -37,6 +41,15 @@ def pytest_configure(config):
         import torch  # only in workers: a serial run keeps torch's own default
 
         torch.set_num_threads(1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by markers
+def pytest_collection_modifyitems(items):
+    from hypothesis import is_hypothesis_test
+
+    for item in items:
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker("property")
 
 
 @pytest.hookimpl(tryfirst=True)

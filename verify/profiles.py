@@ -12,6 +12,13 @@
   not only on the examples one run happens to draw.
 - ``deep``: 2000 random examples with the example database kept (``.hypothesis/``), so
   that a long campaign explores new ground and a counterexample, once found, is replayed.
+  ``python bench/deep_profile.py`` runs every ``property`` test of all packs (slow tier
+  included) under it and counts the examples each one ran.
+
+How a test reads the profile: a plain ``@given`` test, a campaign run inside a test without
+``settings`` and the ``full`` variant of a two-tier campaign (``verify.strategies.tiers``) take
+the profile's count; a heavy test whose dev budget is fixed takes ``examples(n)``, which is the
+deep count under ``deep``; a bare ``settings(max_examples=n)`` would hold ``deep`` at n.
 """
 from __future__ import annotations
 
@@ -25,7 +32,17 @@ settings.register_profile("ci", max_examples=60, derandomize=True, database=None
 settings.register_profile("deep", max_examples=2000, **_COMMON)
 
 
+def _name() -> str:
+    return os.environ.get("MASKVERIFY_PROFILE", "dev")
+
+
 def load_profile() -> str:
-    name = os.environ.get("MASKVERIFY_PROFILE", "dev")
+    name = _name()
     settings.load_profile(name)
     return name
+
+
+def examples(n: int) -> int:
+    """A heavy test's example budget: ``n`` under ``dev`` and ``ci``, the deep profile's count
+    under ``deep`` (so that the deep run is not held at a cheap tier's budget)."""
+    return settings.get_profile("deep").max_examples if _name() == "deep" else n

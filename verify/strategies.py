@@ -50,9 +50,11 @@ def directions(d=None):
 
 def tiers(default: int):
     """Parametrize a heavy campaign by ``examples``: ``default`` in the default tier, the profile's
-    full count (None) in the slow tier, so the default tier stays fast and ``-m slow`` loses nothing."""
-    return pytest.mark.parametrize("examples", [pytest.param(default, id="default"),
-                                                pytest.param(None, id="full", marks=pytest.mark.slow)])
+    full count (None) in the slow tier, so the default tier stays fast and ``-m slow`` loses nothing;
+    marked ``property`` (the campaign runs inside the test, where the plugin does not see ``@given``)."""
+    param = pytest.mark.parametrize("examples", [pytest.param(default, id="default"),
+                                                 pytest.param(None, id="full", marks=pytest.mark.slow)])
+    return lambda test: pytest.mark.property(param(test))
 
 
 def limit(examples):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings, target
 
 from numerics.amplification.campaigns import CAMPAIGNS
+from verify.profiles import examples
 
 GROWTH = CAMPAIGNS["lemma.A.1"]
 
@@ -16,7 +17,7 @@ GROWTH = CAMPAIGNS["lemma.A.1"]
 @pytest.mark.slow
 @pytest.mark.statement("lemma.A.1")
 @pytest.mark.witness("property")
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(GROWTH.strategy)
 def test_weight_growth_over_the_domain(ex):
     ratio, detail = GROWTH.evaluate(ex)

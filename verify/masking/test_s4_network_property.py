@@ -95,6 +95,7 @@ def test_definition_4_1_ranges_and_relations(net):
 
 
 @pytest.mark.statement("rem.4.4")
+@pytest.mark.property
 def test_remark_4_4_gap_within_its_constant(record):
     """sigma_tilde - sigma_hat <= s phi(t)/sqrt(2 pi) with t = mu/(2 s) = w^T x/(2 kappa ||w . x||):
     the O(.) of Remark 4.4 with its constant made explicit (sharp at mu = 0); mu/s over the
@@ -131,6 +132,7 @@ E4_EXAMPLE = (np.array([[2.0]]), np.array([1.0]), np.array([[1.0]]), np.array([-
 
 @pytest.mark.statement("thm.4.2")
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=BOUND_4_FAILS)
+@pytest.mark.property
 def test_bound_4_fuzzed_over_assumption_3_1(record):
     """Fuzz (4) over networks satisfying Assumption 3.1 and B_y <= 3 sqrt(m) R_w, moderate kappa
     (10^-1.5 .. 10), weights over six orders of magnitude, pushing |E|/bound up with target().

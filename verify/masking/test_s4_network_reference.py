@@ -73,6 +73,7 @@ def test_bound_4_smallest_small_kappa_counterexample(record):
 @pytest.mark.slow
 @pytest.mark.statement("thm.4.2")
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=BOUND_4_SMALL_KAPPA)
+@pytest.mark.property
 def test_bound_4_fuzzed_at_small_kappa_in_mpmath(record):
     """Fuzz (4) with kappa in [1e-3, 1e-1] on networks with n, m, d <= 2 under Assumption 3.1 and
     B_y <= 3 sqrt(m) R_w; E from the mpmath reference (resolved at any size), target |E|/bound."""

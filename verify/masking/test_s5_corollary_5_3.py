@@ -24,6 +24,7 @@ ROUNDING = Tol(rtol=1e-12, why="float64 E_C[L_C] of size R^2 minus 2 L(W) = 0, r
 
 
 @pytest.mark.witness("property")
+@pytest.mark.property
 def test_corollary_5_3_fuzzed(record):
     worst = [-np.inf]
 

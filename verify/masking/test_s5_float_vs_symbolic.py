@@ -40,6 +40,7 @@ from theory.masking import convergence as TC
 from theory.masking import network as TN
 from theory.masking import ntk as TK
 from theory.masking import smoothness as TS
+from verify.profiles import examples as budget
 from verify.strategies import networks
 
 pytestmark = pytest.mark.witness("fast")
@@ -100,12 +101,13 @@ _X, _Y = bd.synthetic_data(6, 3, 0)
 
 #: default tier: a few examples (each builds a network and evaluates Corollaries 5.3, 5.4 on it,
 #: ~1 s); the slow tier runs the full campaign
-TIERS = [pytest.param(3, 4, id="default"), pytest.param(40, 64, id="full", marks=pytest.mark.slow)]
+TIERS = [pytest.param(3, 4, id="default"), pytest.param(budget(40), 64, id="full", marks=pytest.mark.slow)]
 
 
 @pytest.mark.statement("thm.5.2")
 @pytest.mark.statement("thm.5.6")
 @pytest.mark.parametrize("examples, width", TIERS)
+@pytest.mark.property
 def test_requirements_are_the_catalogue_expressions(examples, width):
     """Every required value ``bounds.evaluate`` prints (width, step, (12), (14), (15)), the success
     probability and the radius (13) equal Theorems 5.2 and 5.6's expressions at the instance's
@@ -149,7 +151,7 @@ _EPS3 = compile_expr(TC.eps3.subs(ones), (_SIGMA, TN.phi_max, TN.m))
 
 
 @pytest.mark.statement("cor.5.4")
-@settings(max_examples=20)  # each example evaluates the exact expected gradient of a network
+@settings(max_examples=budget(20))  # each example evaluates the exact expected gradient of a network
 @given(net=networks(scale=(-3.0, 3.0), kappa=(-3.0, 1.0)))
 def test_corollary_5_4_terms_are_the_catalogue_expressions(net):
     """``convergence.corollary_5_4``'s A, B, C are the C_2, C_3 (times L^{1/2}) and C_4 terms of
@@ -198,7 +200,8 @@ _GRAM = compile_expr(TK.gram_rhs, (TK.G_ij, TK.rho), "mpmath")
 
 
 @pytest.mark.statement("eq.11")
-@pytest.mark.parametrize("examples", [pytest.param(15, id="default"), pytest.param(200, id="full", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("examples", [pytest.param(15, id="default"), pytest.param(budget(200), id="full", marks=pytest.mark.slow)])
+@pytest.mark.property
 def test_ntk_gram_is_the_catalogue_expression(examples):
     """``ntk.ntk_gram`` (atan2 form) = x_i^T x_j (pi - acos rho_ij)/(2 pi) (eq. (11)), the catalogue
     evaluated in mpmath at 30 digits from the exact float inputs (acos loses digits near rho = +-1

@@ -79,6 +79,7 @@ def _certified_positive(X):
 
 
 @pytest.mark.statement("eq.11")
+@pytest.mark.property
 def test_gram_structure_and_positive_lambda0(record):
     smallest = [math.inf, None]
 

@@ -128,6 +128,7 @@ def _d22_campaign(worst):
 
 @pytest.mark.statement("lemma.D.22")
 @pytest.mark.witness("certified")
+@pytest.mark.property
 def test_lemma_d22_certified_fuzzed(record):
     """Hypothesis over d in [1, 10^6] (log-uniform), kappa in [1e-3, 1e2], delta in [1e-12, 1/2] (ends
     included), target((1 - P)/delta): every point certified "true"."""
@@ -140,6 +141,7 @@ def test_lemma_d22_certified_fuzzed(record):
 @pytest.mark.slow
 @pytest.mark.statement("lemma.D.22")
 @pytest.mark.witness("certified")
+@pytest.mark.property
 def test_lemma_d22_certified_deep(record):
     worst = [0.0, None, None]
     settings(max_examples=max(settings().max_examples, 3000))(_d22_campaign(worst))()

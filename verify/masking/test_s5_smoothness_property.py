@@ -64,6 +64,7 @@ def _repro(net, C):
 # =============================================================================== what holds
 @pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("property")
+@pytest.mark.property
 def test_cauchy_schwarz_steps_fuzzed(record):
     """Both steps of D.21's proof on every mask: Hypothesis over networks, Gaussian masks and spikes,
     target(the larger of the two ratios)."""
@@ -117,6 +118,7 @@ def _conclusion_campaign(worst):
 
 @pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("property")
+@pytest.mark.property
 def test_proof_conclusion_on_the_event_fuzzed(record):
     """||grad_{w_r} L_C||^2 <= 2 C^2 (n/m) L_C whenever every ||c_i||_inf <= C (and ||x_i|| <= 1):
     Hypothesis over networks, delta in [1e-12, 1/2] and masks on the event, target(ratio)."""
@@ -128,6 +130,7 @@ def test_proof_conclusion_on_the_event_fuzzed(record):
 @pytest.mark.slow
 @pytest.mark.statement("lemma.D.21.proof")
 @pytest.mark.witness("property")
+@pytest.mark.property
 def test_proof_conclusion_on_the_event_deep(record):
     worst = [0.0]
     settings(max_examples=max(settings().max_examples, 1500))(_conclusion_campaign(worst))()
@@ -241,6 +244,7 @@ E10 = ("Lemma D.21 as stated, ||grad_{w_r} L_C||^2 <= sqrt(n/m) L_C^{1/2}, is no
 @pytest.mark.statement("lemma.5.5")
 @pytest.mark.witness("property")
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=E9)
+@pytest.mark.property
 def test_needed_constant_bounded_fuzzed(record):
     """Claim: C_1^needed <= C_1 = 100 for every network and mask.  Hypothesis over networks under
     Assumption 3.1 and spiked masks (one coordinate of one c_i set to +-10^e, e <= 6, the rest
@@ -269,6 +273,7 @@ def test_needed_constant_bounded_fuzzed(record):
 @pytest.mark.statement("lemma.D.21")
 @pytest.mark.witness("property")
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=E10)
+@pytest.mark.property
 def test_lemma_d21_fuzzed(record):
     """Claim: ||grad_{w_r} L_C||^2 <= sqrt(n/m) L_C^{1/2} for every network and mask; Hypothesis over
     networks and raw Gaussian masks, target(ratio)."""
