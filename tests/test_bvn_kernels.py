@@ -460,9 +460,10 @@ def test_precomputed_rules_match_their_builders():
 def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     """Fuzzed points that ``bvn_cdf`` serves by its fast paths (``bvn._fast_paths``):
     ``per_tier`` from each of Phi(h)Phi(k), Phi(min(h, k)), P(-k <= Y <= h) and the
-    Gauss-Legendre rule, plus ``n_boundary`` quadrature points at the edges of its region
-    (|rho| near _FP_RHO, max(|h|, |k|) near _FP_HMAX, the exponent range near _FP_DF,
-    Phi(h)Phi(k)/Phi2 near _FP_CANCEL for rho < 0)."""
+    Gauss-Legendre rules in theta (|rho| <= _FP_RHO) and in s = atanh(r) (beyond), plus
+    ``n_boundary`` quadrature points at the edges of their regions (|rho| near _FP_RHO and
+    the s-rule's tier bounds _FP_RHO_S, max(|h|, |k|) near _FP_HMAX, the exponent range
+    near _FP_DF, Phi(h)Phi(k)/Phi2 near _FP_CANCEL for rho < 0)."""
     rng = np.random.default_rng(seed)
     n = 100000
     h = rng.uniform(-11, 11, n)
@@ -482,7 +483,10 @@ def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     s = (u > 0.3) & (u < 0.45)
     rho[s] = rng.choice([-1, 1], s.sum()) * rng.uniform(0.85, bvn._FP_RHO, s.sum())
     s = (u > 0.45) & (u < 0.5)
-    rho[s] = rng.choice([-1, 1], s.sum()) * bvn._FP_RHO
+    rho[s] = rng.choice([-1, 1], s.sum()) * rng.choice((bvn._FP_RHO,) + bvn._FP_RHO_S, s.sum())
+    s = (u > 0.5) & (u < 0.6)  # around the s-rule's tier bounds 0.99 and 1 - 1e-6
+    rho[s] = rng.choice([-1, 1], s.sum()) * np.where(rng.random(s.sum()) < 0.5, rng.uniform(0.985, 0.995, s.sum()),
+                                                     1 - 10 ** rng.uniform(-6.3, -5.7, s.sum()))
     s = rng.random(n) < 0.05
     h[s] = rng.choice([-1, 1], s.sum()) * bvn._FP_HMAX
     th, tk, tr = T(h), T(k), T(rho)
@@ -500,11 +504,13 @@ def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     inside = (h * k * rho >= 0) & ((rho * hh - kk) * hh * rho >= 0)
     rng_f = np.maximum(f0, fr) - np.where(inside, 0.0, np.minimum(f0, fr))
     picks = []
-    for mask in (n0, n1, nm1, quad):
-        pool = np.nonzero(mask.numpy() & done)[0]
+    theta = np.abs(rho) <= bvn._FP_RHO
+    for mask in (n0.numpy(), n1.numpy(), nm1.numpy(), quad.numpy() & theta, quad.numpy() & ~theta):
+        pool = np.nonzero(mask & done)[0]
         picks += list(rng.choice(pool, per_tier, replace=False))
     q = quad.numpy() & done
-    edge = q & ((np.abs(rho) > 0.88) | (m > 9.5) | (rng_f > 0.8 * bvn._FP_DF) | (cancel > 1.6))
+    edge = q & ((np.abs(np.abs(rho) - bvn._FP_RHO) < 0.02) | (np.abs(np.abs(rho) - bvn._FP_RHO_S[0]) < 0.005)
+                | (1 - np.abs(rho) < 2e-6) | (m > 9.5) | (rng_f > 0.8 * bvn._FP_DF) | (cancel > 1.6))
     pool = np.setdiff1d(np.nonzero(edge)[0], picks)
     picks += list(rng.choice(pool, n_boundary, replace=False))
     return [(float(h[i]), float(k[i]), float(rho[i])) for i in picks]
@@ -522,7 +528,7 @@ def test_fast_path_points_are_on_the_fast_path():
 @pytest.mark.parametrize("per_tier,n_boundary", [(10, 30), pytest.param(60, 90, marks=pytest.mark.slow)])
 def test_fast_path_against_mpmath(per_tier, n_boundary):
     """The fast paths of bvn_cdf (inside their region and at its boundary) are accurate
-    to 1e-14 relative (10x margin on the 1e-13 contract); 70 points by default, 330 slow."""
+    to 1e-14 relative (10x margin on the 1e-13 contract); 80 points by default, 390 slow."""
     _check(bvn.bvn_cdf, ref.bvn_cdf, _fast_path_points(per_tier=per_tier, n_boundary=n_boundary),
            tol=1e-14, dps=30)
 

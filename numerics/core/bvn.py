@@ -64,9 +64,12 @@ quadrature rules are stored precomputed (``_RULES_HEX``), so no call builds them
 Fast paths (``bvn_cdf`` only, without ``q``; ``_fast_paths``): rows where a cheap,
 conservative bound shows the Plackett integral from 0, from +1 or from -1 to be below
 e^-39 of its (positive) base get that base (Phi(h)Phi(k), Phi(min(h, k)),
-P(-k <= Y <= h)); rows with |rho| <= 0.9, max(|h|, |k|) <= 10 (8) and a range of the
-exponent over [0, rho] of at most 15 (40) use one 24-node Gauss-Legendre rule in theta
-from rho = 0 (for rho < 0 only where Phi(h)Phi(k) <= 2 Phi2, unless ``relative=False``).
+P(-k <= Y <= h)); rows with |rho| <= 1 - 1e-6, max(|h|, |k|) <= 10 (8) and a range of the
+exponent over [0, rho] of at most 15 (40) use one Gauss-Legendre rule from rho = 0 (for
+rho < 0 only where Phi(h)Phi(k) <= 2 Phi2, unless ``relative=False``): 24 nodes in theta
+for |rho| <= 0.9; beyond, 32 (|rho| <= 0.99) or 48 nodes in s = atanh(r), where
+d theta = sech s ds and the exponent (H sinh s - K cosh s)^2/2 is entire, so that the
+rule's only singularities stay at distance pi/2 as |rho| -> 1.
 Everything else takes the general path above, unchanged (``_FAST_P = False`` switches the
 fast paths off).
 
@@ -884,11 +887,14 @@ def _core(a1, a2, rho, want, q=None):
 
 
 # ------------------------------------------------------------------ fast path (P only)
-#: Fast path of ``bvn_cdf``: rows with |rho| <= _FP_RHO, |h|, |k| <= _FP_HMAX and a
+#: Fast path of ``bvn_cdf``: rows with |rho| <= _FP_RHO_MAX, |h|, |k| <= _FP_HMAX and a
 #: range of the Plackett exponent over [0, rho] of at most _FP_DF use a single
-#: _FP_N-node Gauss-Legendre rule in theta (see :func:`_fast_p`); for rho < 0 the row
+#: Gauss-Legendre rule (see :func:`_fast_p`): _FP_N nodes in theta for |rho| <= _FP_RHO,
+#: else in s = atanh(r), _FP_N_S[j] nodes for |rho| <= _FP_RHO_S[j]; for rho < 0 the row
 #: also needs Phi(h)Phi(k) <= _FP_CANCEL * Phi2 (the one subtraction loses < 2 bits).
 _FP_RHO, _FP_HMAX, _FP_DF, _FP_N, _FP_CANCEL = 0.9, 10.0, 15.0, 24, 2.0
+_FP_RHO_S, _FP_N_S = (0.99, 1.0 - 1e-6), (32, 48)
+_FP_RHO_MAX = _FP_RHO_S[-1]
 #: ... or max(|h|, |k|) <= _FP_HMAX2 and range <= _FP_DF2.
 _FP_HMAX2, _FP_DF2 = 8.0, 40.0
 _FP_BLOCK = 4096
@@ -925,7 +931,7 @@ def _fast_p_route(h, k, rho):
     that the minima below are never over-estimated.  With I_[a, b] = (1/2pi) int exp(-E)
     dtheta over theta in [asin a, asin b] <= (length) exp(-H^2/2 - Fmin) / (2 pi):
 
-    * quad: |rho| <= _FP_RHO and the range of F over [0, rho] is <= _FP_DF with
+    * quad: |rho| <= _FP_RHO_MAX and the range of F over [0, rho] is <= _FP_DF with
       max(|h|, |k|) <= _FP_HMAX, or <= _FP_DF2 with max(|h|, |k|) <= _FP_HMAX2: one
       Gauss-Legendre rule from rho = 0 (:func:`_fast_p`).  The rule resolves the peak of
       exp(-F) (width ~ 1/|H| in r) when the range is bounded; the bounds were set on
@@ -955,7 +961,7 @@ def _fast_p_route(h, k, rho):
     lo0 = torch.minimum(f0, fr).masked_fill_(between0, 0.0)
     frq = d * d / (2.0 * den)
     rng0 = torch.maximum(f0, frq) - lo0
-    quad = (rho.abs() <= _FP_RHO) & (
+    quad = (rho.abs() <= _FP_RHO_MAX) & (
         ((m <= _FP_HMAX) & (rng0 <= _FP_DF)) | ((m <= _FP_HMAX2) & (rng0 <= _FP_DF2)))
     e0 = 0.5 * m * m
     lh, lk = _log_cdf_lower(h), _log_cdf_lower(k)
@@ -1015,23 +1021,59 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
 
 def _fast_p(h, k, rho):
     """The Plackett integral Phi2 - Phi(h)Phi(k) = (1/2pi) int_0^{asin rho} exp(-E(theta))
-    dtheta with one _FP_N-node Gauss-Legendre rule in theta, E written as
-    H^2/2 + (r H - K)^2/(2 (1 - r)(1 + r)), |H| >= |K|, r = sin theta (no cancellation;
-    exp(-H^2/2) via ``normal.exp_half_sq``).  For rho >= 0 it is added to the positive
-    Phi(h)Phi(k); for rho < 0 it is negative (callers check the cancellation)."""
+    dtheta with one Gauss-Legendre rule, E written as H^2/2 + F, |H| >= |K|, H, K = h, k
+    or k, h (exp(-H^2/2) via ``normal.exp_half_sq``; no cancellation).  For rho >= 0 it is
+    added to the positive Phi(h)Phi(k); for rho < 0 it is negative (callers check the
+    cancellation).  Two variables, by |rho| (:func:`_fast_p_rule`):
+
+    * theta = asin r (|rho| <= _FP_RHO, _FP_N nodes): F = (r H - K)^2 / (2 (1 - r)(1 + r));
+    * s = atanh r (|rho| up to _FP_RHO_MAX): r = tanh s, d theta = sech s ds and
+      F = (H sinh s - K cosh s)^2 / 2, an entire function of s, so the only singularities
+      of the integrand are the poles of sech at s = +-i pi/2, at a fixed distance from the
+      range [0, atanh rho] however close |rho| is to 1 (in theta the pole of F at
+      theta = pi/2 sits acos|rho| beyond the range's end and would spoil any fixed rule).
+    """
+    out = torch.empty_like(h)
+    bounds = (_FP_RHO,) + _FP_RHO_S
+    rules = ((_FP_N, "theta"),) + tuple((n, "s") for n in _FP_N_S)
+    arho, lo = rho.abs(), -1.0
+    for hi, (n, var) in zip(bounds, rules):
+        i = torch.nonzero((arho > lo) & (arho <= hi)).squeeze(-1)
+        lo = hi
+        if i.numel():
+            out[i] = _fast_p_rule(h[i], k[i], rho[i], n, var)
+    return out
+
+
+def _fast_p_rule(h, k, rho, n, var):
+    """:func:`_fast_p` with an n-node rule in ``var`` ("theta" or "s") on every row."""
     sw = h.abs() >= k.abs()
     H, K = _pick(sw, h, k), _pick(sw, k, h)
-    x, w = nm.gauss_legendre(_FP_N, h.device, h.dtype)
-    half = 0.5 * torch.asin(rho)
-    # in-place chain on (rows, nodes) blocks: f = exp(-(r H - K)^2 / (2 (1 - r)(1 + r)))
+    x, w = nm.gauss_legendre(n, h.device, h.dtype)
+    half = 0.5 * (torch.asin(rho) if var == "theta" else torch.atanh(rho))
+    # in s: F is even under (s, K) -> (-s, -K), so the rule runs over |s| with K sign(rho),
+    # and H sinh s - K cosh s = (H - K) cosh s - H e^-s has no cancellation of two terms
+    # ~ |H| e^|s| (the peak's own cancellation, H ~ K, is exact by Sterbenz)
+    HmK = H - K * torch.sign(rho)
+    habs = half.abs()
     s = torch.empty_like(half)
     for a in range(0, half.shape[0], _FP_BLOCK):
         b = a + _FP_BLOCK
-        r = torch.outer(half[a:b], 1.0 + x).sin_()
-        d = torch.addcmul(-K[a:b, None], r, H[a:b, None])
-        den = torch.sub(r, 1.0)
-        den.mul_(r.add_(1.0)).mul_(2.0)  # -2 (1 - r^2)
-        s[a:b] = d.mul_(d).div_(den).exp_() @ w
+        # in-place chains on (rows, nodes) blocks
+        t = torch.outer(half[a:b] if var == "theta" else habs[a:b], 1.0 + x)
+        if var == "theta":  # exp(-(r H - K)^2 / (2 (1 - r)(1 + r))), r = sin theta
+            r = t.sin_()
+            d = torch.addcmul(-K[a:b, None], r, H[a:b, None])
+            den = torch.sub(r, 1.0)
+            den.mul_(r.add_(1.0)).mul_(2.0)  # -2 (1 - r^2)
+            f = d.mul_(d).div_(den).exp_()
+        else:  # exp(-(H sinh s - K cosh s)^2 / 2) / cosh s from e = exp(|s|)
+            e = t.exp_()
+            ei = torch.reciprocal(e)
+            ch = e.add_(ei).mul_(0.5)
+            d = torch.mul(ch, HmK[a:b, None]).sub_(ei.mul_(H[a:b, None]))
+            f = d.mul_(d).mul_(-0.5).exp_().div_(ch)
+        s[a:b] = f @ w
     return (_INV_2PI * half) * nm.exp_half_sq(H) * s
 
 
