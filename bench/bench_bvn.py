@@ -187,10 +187,11 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
     bvn.bvn_cdf(th[:1000], tk[:1000], tr[:1000])
     if hasattr(bvn, "_fast_paths"):  # fraction of points on each path of bvn_cdf
         fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
-        masks = bvn._fast_p_route(th, tk, tr)[:4]
+        rt = bvn._fast_p_route(th, tk, tr)
+        masks = rt.quad, rt.n0, rt.n1, rt.nm1, rt.jm1 & ~rt.nm1  # nm1 rows go first
         done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)})
         fr = [(m & done).double().mean().item() for m in masks]
-        print("paths: fixed GL %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, "
+        print("paths: fixed GL from 0 %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, fixed GL from -1 %.3f, "
               "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
                                                    (~fin).double().mean().item()))
     with exp_bound.count_exps() as cnt:

@@ -459,11 +459,15 @@ def test_precomputed_rules_match_their_builders():
 # ------------------------------------------------------------------- fast paths (P)
 def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     """Fuzzed points that ``bvn_cdf`` serves by its fast paths (``bvn._fast_paths``):
-    ``per_tier`` from each of Phi(h)Phi(k), Phi(min(h, k)), P(-k <= Y <= h) and the
-    Gauss-Legendre rules in theta (|rho| <= _FP_RHO) and in s = atanh(r) (beyond), plus
+    ``per_tier`` from each of Phi(h)Phi(k), Phi(min(h, k)), P(-k <= Y <= h), the
+    Gauss-Legendre rules from 0 in theta (|rho| <= _FP_RHO; its 16- and 24-node tiers) and
+    in s = atanh(r) (beyond)
+    and the rule from rho = -1 (``bvn._fast_p_m1``), plus
     ``n_boundary`` quadrature points at the edges of their regions (|rho| near _FP_RHO and
     the s-rule's tier bounds _FP_RHO_S, max(|h|, |k|) near _FP_HMAX, the exponent range
-    near _FP_DF, Phi(h)Phi(k)/Phi2 near _FP_CANCEL for rho < 0)."""
+    near _FP_DF, Phi(h)Phi(k)/Phi2 near _FP_CANCEL for rho < 0; for the rule from -1, its
+    exponent excess F(rho) near _FP_JF; for the 16-node tier, |rho| near _FP_RHO_SMALL and
+    the range near _FP_DF_SMALL)."""
     rng = np.random.default_rng(seed)
     n = 100000
     h = rng.uniform(-11, 11, n)
@@ -490,7 +494,8 @@ def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     s = rng.random(n) < 0.05
     h[s] = rng.choice([-1, 1], s.sum()) * bvn._FP_HMAX
     th, tk, tr = T(h), T(k), T(rho)
-    quad, n0, n1, nm1, _ = bvn._fast_p_route(th, tk, tr)
+    rt = bvn._fast_p_route(th, tk, tr)
+    quad, n0, n1, nm1, jm1 = rt.quad, rt.n0, rt.n1, rt.nm1, rt.jm1
     res = {"P": torch.zeros(n, dtype=torch.float64)}
     done = bvn._fast_paths(th, tk, tr, torch.ones(n, dtype=torch.bool), res)
     done = done.numpy()
@@ -505,12 +510,16 @@ def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     rng_f = np.maximum(f0, fr) - np.where(inside, 0.0, np.minimum(f0, fr))
     picks = []
     theta = np.abs(rho) <= bvn._FP_RHO
-    for mask in (n0.numpy(), n1.numpy(), nm1.numpy(), quad.numpy() & theta, quad.numpy() & ~theta):
+    small = (np.abs(rho) <= bvn._FP_RHO_SMALL) & (rt.rng.numpy() <= bvn._FP_DF_SMALL)
+    for mask in (n0.numpy(), n1.numpy(), nm1.numpy(), quad.numpy() & theta & small, quad.numpy() & theta & ~small,
+                 quad.numpy() & ~theta, jm1.numpy() & ~nm1.numpy()):
         pool = np.nonzero(mask & done)[0]
         picks += list(rng.choice(pool, per_tier, replace=False))
     q = quad.numpy() & done
     edge = q & ((np.abs(np.abs(rho) - bvn._FP_RHO) < 0.02) | (np.abs(np.abs(rho) - bvn._FP_RHO_S[0]) < 0.005)
                 | (1 - np.abs(rho) < 2e-6) | (m > 9.5) | (rng_f > 0.8 * bvn._FP_DF) | (cancel > 1.6))
+    edge |= jm1.numpy() & ~nm1.numpy() & done & (fr < 1.25 * bvn._FP_JF)
+    edge |= q & small & ((np.abs(rho) > bvn._FP_RHO_SMALL - 0.02) | (rt.rng.numpy() > 0.9 * bvn._FP_DF_SMALL))
     pool = np.setdiff1d(np.nonzero(edge)[0], picks)
     picks += list(rng.choice(pool, n_boundary, replace=False))
     return [(float(h[i]), float(k[i]), float(rho[i])) for i in picks]
@@ -528,9 +537,31 @@ def test_fast_path_points_are_on_the_fast_path():
 @pytest.mark.parametrize("per_tier,n_boundary", [(10, 30), pytest.param(60, 90, marks=pytest.mark.slow)])
 def test_fast_path_against_mpmath(per_tier, n_boundary):
     """The fast paths of bvn_cdf (inside their region and at its boundary) are accurate
-    to 1e-14 relative (10x margin on the 1e-13 contract); 80 points by default, 390 slow."""
+    to 1e-14 relative (10x margin on the 1e-13 contract); 100 points by default, 510 slow."""
     _check(bvn.bvn_cdf, ref.bvn_cdf, _fast_path_points(per_tier=per_tier, n_boundary=n_boundary),
            tol=1e-14, dps=30)
+
+
+def _deep_tail_m1_points(n, seed=3):
+    """Rows of the rule from rho = -1 (``jm1``) whose Phi2 lies below 1e-100: h, k out to
+    +-37, rho from -1e-12 to -1 + 1e-12, the exponent excess F(rho) from its threshold up."""
+    rng = np.random.default_rng(seed)
+    N = 20000
+    h, k = rng.uniform(-37, 37, N), rng.uniform(-37, 37, N)
+    rho = -np.where(rng.random(N) < 0.5, 10 ** rng.uniform(-12, 0, N), 1 - 10 ** rng.uniform(-12, 0, N))
+    th, tk, tr = T(h), T(k), T(rho)
+    jm1 = bvn._fast_p_route(th, tk, tr).jm1.numpy()
+    val = bvn.bvn_cdf(th, tk, tr).numpy()
+    pool = np.nonzero(jm1 & (val < 1e-100) & (val > 1e-290))[0]
+    return [(float(h[i]), float(k[i]), float(rho[i])) for i in rng.choice(pool, n, replace=False)]
+
+
+@pytest.mark.parametrize("n", [12, pytest.param(120, marks=pytest.mark.slow)])
+def test_fast_path_from_minus_one_deep_tail(n):
+    """The rule from rho = -1 keeps relative accuracy where Phi2 is 1e-100 ... 1e-290 (its
+    exp(-E(rho)) is formed from exp(-H^2/2) and F(rho) in double-double): 1e-14 against
+    mpmath (10x margin on the 1e-13 contract; measured ~2e-15 against the general path)."""
+    _check(bvn.bvn_cdf, ref.bvn_cdf, _deep_tail_m1_points(n), tol=1e-14, dps=30)
 
 
 def test_fast_path_matches_general_path():

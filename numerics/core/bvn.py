@@ -69,9 +69,13 @@ exponent over [0, rho] of at most 15 (40) use one Gauss-Legendre rule from rho =
 rho < 0 only where Phi(h)Phi(k) <= 2 Phi2, unless ``relative=False``): 24 nodes in theta
 for |rho| <= 0.9; beyond, 32 (|rho| <= 0.99) or 48 nodes in s = atanh(r), where
 d theta = sech s ds and the exponent (H sinh s - K cosh s)^2/2 is entire, so that the
-rule's only singularities stay at distance pi/2 as |rho| -> 1.
-Everything else takes the general path above, unchanged (``_FAST_P = False`` switches the
-fast paths off).
+rule's only singularities stay at distance pi/2 as |rho| -> 1.  Rows with rho < 0 whose
+peak kappa lies outside [-1, rho] with an exponent excess E(rho) - H^2/2 >= 2 (any
+max(|h|, |k|) <= 1e3) are integrated from rho = -1 instead, P(-k <= Y <= h) plus a
+positive integral, with one 24-node rule in the variable D = sqrt(2 (E - H^2/2)), where
+the integrand is a Gaussian times a weight whose singularities sit on the imaginary axis
+(``_fast_p_m1``).  Everything else takes the general path above, unchanged
+(``_FAST_P = False`` switches the fast paths off).
 
 References: R. L. Plackett (1954), Biometrika 41, 351-360; Z. Drezner & G. O.
 Wesolowsky (1990), J. Statist. Comput. Simul. 35, 101-107; A. Genz (2004), Statistics
@@ -80,6 +84,7 @@ and Computing 14, 251-260 (the Gauss-Legendre-in-asin(r) scheme that this refine
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 
@@ -120,6 +125,9 @@ _ALPHA_FLOOR = 1e-8
 #: ``orthant_moments``; 2^19 keeps the exact network pass under 2 GiB.
 _CHUNK = 65536
 _CHUNK_DEVICE = 1 << 19
+#: Finite arguments are clamped to +-_ARG_CLAMP inside the quadrature (harmless for Phi2, whose
+#: value saturates far below it); the moments that grow with an argument beyond +_ARG_CLAMP are
+#: then taken from their exact large-argument forms (:func:`_beyond_clamp`).
 _ARG_CLAMP = 1e100
 
 _WANT_ALL = ("P", "N1", "M", "M11")
@@ -694,6 +702,30 @@ def _n1_far_tail(pc, v_end, dc_end):
     return {"N1": f * (0.5 * math.sqrt(math.pi)) * torch.special.erfcx(Ha * v_end) * torch.exp(-(Ha * Ha) * dc_end)}
 
 
+def _rho_terms_dd(H, K, rho):
+    """1 - rho, 1 + rho and rho H - K in double-double (pairs hi, lo), from rho itself."""
+    one = torch.ones_like(rho)
+    omr, omr_e = _two_sum(one, -rho)
+    opr, opr_e = _two_sum(one, rho)
+    ph, pl = _two_prod(rho, H)
+    sh, sl = _two_sum(ph, -K)
+    return omr, omr_e, opr, opr_e, sh, sl + pl
+
+
+def _excess_from_dd(sh, sl, omr, omr_e, opr, opr_e):
+    """F(rho) = (rho H - K)^2 / (2 (1 - rho)(1 + rho)) in double-double, from those terms."""
+    dh, dl = _two_sum(sh, sl)
+    d2h, d2l = _dd_mul(dh, dl, dh, dl)
+    den_h, den_l = _dd_mul(omr, omr_e, opr, opr_e)
+    return _dd_div(d2h, d2l, 2.0 * den_h, 2.0 * den_l)
+
+
+def _excess_dd(H, K, rho):
+    """F(rho) = E(rho) - H^2/2 in double-double (hi, lo)."""
+    omr, omr_e, opr, opr_e, sh, sl = _rho_terms_dd(H, K, rho)
+    return _excess_from_dd(sh, sl, omr, omr_e, opr, opr_e)
+
+
 def _core(a1, a2, rho, want, q=None):
     """All requested quantities for finite a1, a2 and |rho| < 1 (1-D tensors); ``q``
     (optional, q > 0) is an accurate sqrt(1 - rho^2), see :func:`bvn_cdf`."""
@@ -712,13 +744,8 @@ def _core(a1, a2, rho, want, q=None):
     Ha = H.abs()
     pos = rho >= 0
     if q is None:
-        omr, omr_e = _two_sum(one, -rho)
-        opr, opr_e = _two_sum(one, rho)
+        omr, omr_e, opr, opr_e, sh_, sl_ = _rho_terms_dd(H, K, rho)
         qr = torch.sqrt(omr * opr)
-        # rho*H - K in double-double, then rho - kappa
-        ph, pl = _two_prod(rho, H)
-        sh_, sl_ = _two_sum(ph, -K)
-        sl_ = sl_ + pl
     else:
         # accurate q = sqrt(1 - rho^2) supplied: d = 1 - |rho| = q^2/(1 + |rho|) in
         # double-double, rho = sgn (1 - d), and every difference that cancels as |rho| -> 1
@@ -745,10 +772,7 @@ def _core(a1, a2, rho, want, q=None):
     kh, kl = _two_prod(K, K)
     Es_h, Es_l = 0.5 * hh, 0.5 * hl
     E0_h, E0_l = _dd_add(Es_h, Es_l, 0.5 * kh, 0.5 * kl)
-    dh, dl = _two_sum(sh_, sl_)  # rho H - K
-    d2h, d2l = _dd_mul(dh, dl, dh, dl)
-    den_h, den_l = _dd_mul(omr, omr_e, opr, opr_e)
-    uh, ul = _dd_div(d2h, d2l, 2.0 * den_h, 2.0 * den_l)
+    uh, ul = _excess_from_dd(sh_, sl_, omr, omr_e, opr, opr_e)
     Er_h, Er_l = _dd_add(Es_h, Es_l, uh, ul)
     exp_s = _exp_neg_dd(Es_h, Es_l)
     exp_0 = _exp_neg_dd(E0_h, E0_l)
@@ -889,12 +913,18 @@ def _core(a1, a2, rho, want, q=None):
 # ------------------------------------------------------------------ fast path (P only)
 #: Fast path of ``bvn_cdf``: rows with |rho| <= _FP_RHO_MAX, |h|, |k| <= _FP_HMAX and a
 #: range of the Plackett exponent over [0, rho] of at most _FP_DF use a single
-#: Gauss-Legendre rule (see :func:`_fast_p`): _FP_N nodes in theta for |rho| <= _FP_RHO,
+#: Gauss-Legendre rule (see :func:`_fast_p`): _FP_N nodes in theta for |rho| <= _FP_RHO
+#: (_FP_N_SMALL where also |rho| <= _FP_RHO_SMALL and the range is <= _FP_DF_SMALL),
 #: else in s = atanh(r), _FP_N_S[j] nodes for |rho| <= _FP_RHO_S[j]; for rho < 0 the row
 #: also needs Phi(h)Phi(k) <= _FP_CANCEL * Phi2 (the one subtraction loses < 2 bits).
 _FP_RHO, _FP_HMAX, _FP_DF, _FP_N, _FP_CANCEL = 0.9, 10.0, 15.0, 24, 2.0
+_FP_RHO_SMALL, _FP_DF_SMALL, _FP_N_SMALL = 0.7, 5.0, 16
 _FP_RHO_S, _FP_N_S = (0.99, 1.0 - 1e-6), (32, 48)
 _FP_RHO_MAX = _FP_RHO_S[-1]
+#: rho < 0 rows whose exponent excess F(rho) is >= _FP_JF with the peak outside [-1, rho]
+#: and max(|h|, |k|) <= _FP_JHMAX are integrated from rho = -1 (:func:`_fast_p_m1`), with
+#: _FP_JN nodes; the rule covers the Gaussian in D up to _FP_JL e-folds past its start.
+_FP_JF, _FP_JHMAX, _FP_JN, _FP_JL = 2.0, 1e3, 24, 40.0
 #: ... or max(|h|, |k|) <= _FP_HMAX2 and range <= _FP_DF2.
 _FP_HMAX2, _FP_DF2 = 8.0, 40.0
 _FP_BLOCK = 4096
@@ -917,10 +947,22 @@ def _pick(c, a, b):
     return a * cf + b * (1.0 - cf)
 
 
+class _Route(NamedTuple):
+    quad: torch.Tensor
+    n0: torch.Tensor
+    n1: torch.Tensor
+    nm1: torch.Tensor
+    jm1: torch.Tensor
+    lb1: torch.Tensor
+    rng: torch.Tensor
+
+
 def _fast_p_route(h, k, rho):
     """Cheap, conservative routing for the fast paths of ``bvn_cdf`` (1-D tensors, only
-    rows with finite h, k and |rho| < 1 are meaningful).  Returns ``(quad, n0, n1, nm1)``,
-    disjoint masks.
+    rows with finite h, k and |rho| < 1 are meaningful).  Returns a :class:`_Route`: five
+    masks, disjoint but for ``nm1`` and ``jm1`` (a row of both takes the base value if the
+    caller's check of nm1 passes, else the rule), the bound lb1 that ``nm1`` is checked
+    against, and rng, the range of F over [0, rho] that picks the ``quad`` rule's nodes.
 
     With |H| >= |K| (h, k swapped if needed), E(r) = H^2/2 + F(r),
     F(r) = (r H - K)^2 / (2 (1 - r^2)) >= 0, which vanishes at r = kappa = K/H and is
@@ -939,8 +981,12 @@ def _fast_p_route(h, k, rho):
       growing past 1e-14 only beyond them) and checked against mpmath (tests);
     * n0:  I_[0, rho] < e^-_FP_NEGL Phi(h)Phi(k)      ->  Phi2 = Phi(h) Phi(k);
     * n1:  rho > 0, I_[rho, 1] < e^-_FP_NEGL Phi(min(h, k))  ->  Phi2 = Phi(min(h, k));
-    * nm1: rho < 0, h > -k, I_[-1, rho] < e^-_FP_NEGL Phi(max(h, k)) (a pre-filter; the
-      caller checks against the base P(-k <= Y <= h) itself)  ->  Phi2 = P(-k <= Y <= h).
+    * jm1: rho < 0, not n0, kappa outside [-1, rho] and F(rho) >= _FP_JF (its lower
+      bound), max(|h|, |k|) <= _FP_JHMAX: the Gauss-Legendre rule from rho = -1
+      (:func:`_fast_p_m1`), whose terms are all positive;
+    * nm1: rho < 0, not quad or n0, h > -k, I_[-1, rho] < e^-_FP_NEGL Phi(max(h, k)) (a
+      pre-filter; the caller checks against the base P(-k <= Y <= h) itself)  ->  Phi2 =
+      P(-k <= Y <= h).
     (log Phi is bounded below by :func:`_log_cdf_lower`; e^-_FP_NEGL ~ 1e-17 leaves a
     margin against the ~1e-16 that would matter.)  F(rho) for ``quad`` is the plain one
     (a routing decision, validated by the fuzzes).
@@ -963,19 +1009,27 @@ def _fast_p_route(h, k, rho):
     rng0 = torch.maximum(f0, frq) - lo0
     quad = (rho.abs() <= _FP_RHO_MAX) & (
         ((m <= _FP_HMAX) & (rng0 <= _FP_DF)) | ((m <= _FP_HMAX2) & (rng0 <= _FP_DF2)))
-    e0 = 0.5 * m * m
-    lh, lk = _log_cdf_lower(h), _log_cdf_lower(k)
-    arho = rho.abs()
-    lb0 = torch.log(torch.asin(arho) * _INV_2PI) - e0 - lo0
-    n0 = (lb0 <= lh + lk - _FP_NEGL) & ~quad
-    # from the end point rho = sign(rho): theta-length acos|rho|, kappa beyond rho
+    # kappa in the end range [rho, sign(rho)] (or too close to tell)
     beyond = amb | (dh * rho <= 0)
-    lo1 = fr.masked_fill(beyond, 0.0)
-    lb1 = torch.log(torch.acos(arho) * _INV_2PI) - e0 - lo1
-    rest = ~(quad | n0)
-    n1 = rest & (rho > 0) & (lb1 <= torch.minimum(lh, lk) - _FP_NEGL)
-    nm1 = rest & (rho < 0) & (h > -k) & (lb1 <= torch.maximum(lh, lk) - _FP_NEGL)
-    return quad, n0, n1, nm1, lb1
+    jm1 = (rho < 0) & ~beyond & (fr >= _FP_JF) & (m <= _FP_JHMAX)
+    n0, n1, nm1 = (torch.zeros_like(quad) for _ in range(3))
+    lb1 = torch.full_like(h, math.inf)
+    # the bounds that need logarithms, only on the rows the rule from 0 does not take
+    i = torch.nonzero(~quad).squeeze(-1)
+    if i.numel():
+        hi, ki, ri = h[i], k[i], rho[i]
+        e0 = 0.5 * m[i] * m[i]
+        lh, lk = _log_cdf_lower(hi), _log_cdf_lower(ki)
+        ar = ri.abs()
+        n0i = torch.log(torch.asin(ar) * _INV_2PI) - e0 - lo0[i] <= lh + lk - _FP_NEGL
+        # from the end point rho = sign(rho): theta-length acos|rho|
+        lb1i = torch.log(torch.acos(ar) * _INV_2PI) - e0 - fr[i].masked_fill(beyond[i], 0.0)
+        jm1i = jm1[i] & ~n0i
+        n0[i], jm1[i], lb1[i] = n0i, jm1i, lb1i
+        n1[i] = ~n0i & (ri > 0) & (lb1i <= torch.minimum(lh, lk) - _FP_NEGL)
+        nm1[i] = ~n0i & (ri < 0) & (hi > -ki) & (lb1i <= torch.maximum(lh, lk) - _FP_NEGL)
+    quad = quad & ~jm1
+    return _Route(quad, n0, n1, nm1, jm1, lb1, rng0)
 
 
 def _fast_paths(a1, a2, rho, interior, res, relative=True):
@@ -983,8 +1037,8 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
     (see :func:`_fast_p_route`); returns the mask of the rows done (None if none).
     ``relative=False`` keeps the rows (rho < 0) where the rule's integral cancels against
     Phi(h)Phi(k) by more than _FP_CANCEL, the result clamped at 0 (see ``bvn_cdf``)."""
-    quad, n0, n1, nm1, lb1 = _fast_p_route(a1, a2, rho)
-    done = None
+    quad, n0, n1, nm1, jm1, lb1, rng = _fast_p_route(a1, a2, rho)
+    done = torch.zeros_like(interior)
     iu = torch.nonzero((quad | n0 | n1) & interior).squeeze(-1)
     n = iu.numel()
     if n:
@@ -996,7 +1050,7 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
         iq = torch.nonzero(quad[iu]).squeeze(-1)
         if iq.numel():
             bq = base[iq]
-            vq = bq + _fast_p(h[iq], k[iq], rho[iu[iq]])
+            vq = bq + _fast_p(h[iq], k[iq], rho[iu[iq]], rng[iu[iq]])
             v[iq] = vq if relative else vq.clamp_min_(0.0)
             bad = bq > _FP_CANCEL * vq  # only rho < 0 can fail (vq >= bq otherwise)
             if relative and bool(bad.any()):
@@ -1004,29 +1058,33 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
                 keep[iq[bad]] = False
                 iu, v = iu[keep], v[keep]
         res["P"].index_copy_(0, iu, v)
-        done = torch.zeros_like(interior)
         done[iu] = True
     im = torch.nonzero(nm1 & interior).squeeze(-1)
     if im.numel():
         v = nm.interval_prob(-a2[im], a1[im])
         ok = lb1[im] <= torch.log(v) - _FP_NEGL
         im, v = im[ok], v[ok]
-        if im.numel():
-            res["P"].index_copy_(0, im, v)
-            if done is None:
-                done = torch.zeros_like(interior)
-            done[im] = True
-    return done
+        res["P"].index_copy_(0, im, v)
+        done[im] = True
+    # the rule from -1 on its rows that the cheaper base value did not serve
+    ij = torch.nonzero(jm1 & interior & ~done).squeeze(-1)
+    if ij.numel():
+        res["P"].index_copy_(0, ij, _fast_p_m1(a1[ij], a2[ij], rho[ij]))
+        done[ij] = True
+    return done if bool(done.any()) else None
 
 
-def _fast_p(h, k, rho):
+def _fast_p(h, k, rho, rng):
     """The Plackett integral Phi2 - Phi(h)Phi(k) = (1/2pi) int_0^{asin rho} exp(-E(theta))
     dtheta with one Gauss-Legendre rule, E written as H^2/2 + F, |H| >= |K|, H, K = h, k
     or k, h (exp(-H^2/2) via ``normal.exp_half_sq``; no cancellation).  For rho >= 0 it is
     added to the positive Phi(h)Phi(k); for rho < 0 it is negative (callers check the
-    cancellation).  Two variables, by |rho| (:func:`_fast_p_rule`):
+    cancellation).  ``rng``: the range of F over the rows' ranges (``_Route.rng``).  Two
+    variables, by |rho| (:func:`_fast_p_rule`):
 
-    * theta = asin r (|rho| <= _FP_RHO, _FP_N nodes): F = (r H - K)^2 / (2 (1 - r)(1 + r));
+    * theta = asin r (|rho| <= _FP_RHO, _FP_N nodes; _FP_N_SMALL where |rho| <=
+      _FP_RHO_SMALL and rng <= _FP_DF_SMALL, which on 2e5 fuzzed rows agree with the
+      general path as closely as _FP_N do, ~4e-15): F = (r H - K)^2 / (2 (1 - r)(1 + r));
     * s = atanh r (|rho| up to _FP_RHO_MAX): r = tanh s, d theta = sech s ds and
       F = (H sinh s - K cosh s)^2 / 2, an entire function of s, so the only singularities
       of the integrand are the poles of sech at s = +-i pi/2, at a fixed distance from the
@@ -1034,12 +1092,15 @@ def _fast_p(h, k, rho):
       theta = pi/2 sits acos|rho| beyond the range's end and would spoil any fixed rule).
     """
     out = torch.empty_like(h)
-    bounds = (_FP_RHO,) + _FP_RHO_S
-    rules = ((_FP_N, "theta"),) + tuple((n, "s") for n in _FP_N_S)
-    arho, lo = rho.abs(), -1.0
-    for hi, (n, var) in zip(bounds, rules):
-        i = torch.nonzero((arho > lo) & (arho <= hi)).squeeze(-1)
+    arho = rho.abs()
+    small = (arho <= _FP_RHO_SMALL) & (rng <= _FP_DF_SMALL)
+    tiers = [(small, _FP_N_SMALL, "theta"), (~small & (arho <= _FP_RHO), _FP_N, "theta")]
+    lo = _FP_RHO
+    for hi, n in zip(_FP_RHO_S, _FP_N_S):
+        tiers.append(((arho > lo) & (arho <= hi), n, "s"))
         lo = hi
+    for sel, n, var in tiers:
+        i = torch.nonzero(sel).squeeze(-1)
         if i.numel():
             out[i] = _fast_p_rule(h[i], k[i], rho[i], n, var)
     return out
@@ -1075,6 +1136,49 @@ def _fast_p_rule(h, k, rho, n, var):
             f = d.mul_(d).mul_(-0.5).exp_().div_(ch)
         s[a:b] = f @ w
     return (_INV_2PI * half) * nm.exp_half_sq(H) * s
+
+
+def _fast_p_m1(h, k, rho):
+    """Phi2 for rho < 0 from rho = -1: P(-k <= Y <= h) + (1/2pi) int_{-pi/2}^{asin rho}
+    exp(-E) dtheta, every term positive, for rows whose exponent excess F(rho) = E(rho) -
+    H^2/2 is >= _FP_JF with the peak kappa = K/H outside [-1, rho] (``jm1`` of
+    :func:`_fast_p_route`).
+
+    With r = -tanh t, t >= T = atanh|rho|, and u = e^-t in (0, U], U = sqrt((1 - |rho|) /
+    (1 + |rho|)): E = H^2/2 + D^2/2, D = (p/u - q u)/2, p = |H + K|, q = |H - K|
+    (p q = H^2 - K^2 >= 0), and d theta = 2 du/(1 + u^2).  D decreases from +inf to
+    D_U = sqrt(2 F(rho)) > 0, so in the variable D
+
+        int = exp(-H^2/2) int_{D_U}^inf exp(-D^2/2) 2u / (R (1 + u^2)) dD,
+
+    u = p/(D + R), R = sqrt(D^2 + p q) >= D (rationalised: no cancellation, no 0/0 as
+    p -> 0).  The weight's singularities (R = 0 at D = +-i sqrt(pq), u = +-i at D = +-iH)
+    lie on the imaginary axis, at distance >= D_U >= sqrt(2 _FP_JF) from the range, which
+    one _FP_JN-node Gauss-Legendre rule covers up to exp(-(D^2 - D_U^2)/2) = e^-_FP_JL.
+    exp(-E(rho)) = exp(-H^2/2) exp(-F(rho)) comes from ``normal.exp_half_sq`` and F(rho)
+    in double-double (:func:`_excess_dd`), so values down to 1e-300 keep relative accuracy.
+    """
+    sw = h.abs() >= k.abs()
+    H, K = _pick(sw, h, k), _pick(sw, k, h)
+    p, q = (H + K).abs(), (H - K).abs()
+    fh, fl = _excess_dd(H, K, rho)
+    DU = torch.sqrt(2.0 * fh)
+    half = 0.5 * (torch.sqrt(DU * DU + 2.0 * _FP_JL) - DU)
+    x, w = nm.gauss_legendre(_FP_JN, h.device, h.dtype)
+    pq = p * q
+    s = torch.empty_like(half)
+    for a in range(0, half.shape[0], _FP_BLOCK):
+        b = a + _FP_BLOCK
+        # in-place chain on (rows, nodes) blocks
+        dD = torch.outer(half[a:b], 1.0 + x)  # D - D_U
+        D = dD + DU[a:b, None]
+        R = torch.addcmul(pq[a:b, None], D, D).sqrt_()
+        u = torch.add(D, R).reciprocal_().mul_(p[a:b, None])
+        f = D.add_(DU[a:b, None]).mul_(dD).mul_(-0.5).exp_()  # exp(-(D^2 - D_U^2)/2)
+        f.mul_(u).div_(R.mul_(u.mul_(u).add_(1.0)))  # ... u / (R (1 + u^2))
+        s[a:b] = f @ w
+    J = (2.0 * _INV_2PI * half) * nm.exp_half_sq(H) * torch.exp(-fh) * (1.0 - fl) * s
+    return nm.interval_prob(-k, h) + J
 
 
 # ----------------------------------------------------------------------- public API
@@ -1169,6 +1273,8 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
         vals = fn(x, y, rho[idx], idx)
         for k in want:
             res[k] = res[k].index_copy(0, idx, vals[k])
+    if want != ("P",):
+        _beyond_clamp(a1, a2, rho, fin, res)
     idx = torch.nonzero(~fin).squeeze(-1)
     if idx.numel():
         x, y = a1[idx], a2[idx]
@@ -1189,6 +1295,37 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
             v = torch.where(xn | yn, zero, v)
             res[k] = res[k].index_copy(0, idx, v)
     return res
+
+
+def _beyond_clamp(a1, a2, rho, fin, res):
+    """The moments on finite rows with a1 > _ARG_CLAMP (N1, M, M11) or a2 > _ARG_CLAMP (M),
+    which the clamped quadrature would cap.  There {Y1 <= a1} (resp. {Y2 <= a2}) is certain to
+    within Phi(-1e100), and Y1 = rho Y2 + q Z gives E[Y1 1{Y2 <= a2}] = -rho phi(a2),
+    E[Y1^2 1{Y2 <= a2}] = Phi(a2) - rho^2 a2 phi(a2) and E[Y1 (a2 - Y2)_+] = -rho Phi(a2), so
+
+        N1  = a1 Phi(a2) + rho phi(a2),
+        M11 = a1^2 Phi(a2) + 2 a1 rho phi(a2) + Phi(a2) - rho^2 a2 phi(a2),
+        M   = a1 g1(a2) + rho Phi(a2)   (and with the roles swapped when only a2 is large),
+
+    exact to a relative Phi(-1e100) + 1e-98 (the leading term dominates; overflow gives inf)."""
+    big1, big2 = fin & (a1 > _ARG_CLAMP), fin & (a2 > _ARG_CLAMP)
+    if not bool((big1 | big2).any()):
+        return
+    for key in ("N1", "M11"):
+        i = torch.nonzero(big1).squeeze(-1)
+        if key in res and i.numel():
+            x, y, r = a1[i], a2[i], rho[i]
+            P, p = nm.cdf(y), nm.pdf(y)
+            if key == "N1":
+                v = x * P + r * p
+            else:  # a1^2 Phi(a2) is 0 where Phi(a2) underflows, not inf * 0
+                v = torch.where(P > 0, x * x * P, torch.zeros_like(P)) + 2.0 * x * r * p + P - r * r * y * p
+            res[key] = res[key].index_copy(0, i, v)
+    i = torch.nonzero(big1 | big2).squeeze(-1)
+    if "M" in res and i.numel():
+        b = big1[i]
+        x, y = torch.where(b, a1[i], a2[i]), torch.where(b, a2[i], a1[i])  # x the large one
+        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y) + rho[i] * nm.cdf(y))
 
 
 def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,

@@ -206,20 +206,25 @@ def test_bvn_cdf_beyond_1e100_is_the_limit_law():
         assert abs(mp.mpf(g) - e) <= MEASURED * e, (p, g, e)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="bvn clamps |a1|, |a2| to 1e100 for every quantity (_ARG_CLAMP): the orthant "
-                          "moments grow with a1, a2 and come out 1e50x too small at 1e150 (notes/mutation.md)")
 def test_orthant_moments_beyond_1e100():
-    """One argument beyond 1e100: the other event is then certain to far below eps, so with
-    Y1 = rho Y2 + q Z: N1(a1, a2) = a1 Phi(a2) + rho varphi(a2) (a1 huge) and
-    M(a1, a2) = a2 g1(a1) + rho Phi(a1) (a2 huge), both normal float64 numbers."""
+    """One argument beyond the quadrature's clamp at 1e100: the other event is then certain to
+    far below eps, so with Y1 = rho Y2 + q Z: N1(a1, a2) = a1 Phi(a2) + rho varphi(a2),
+    M11 = a1^2 Phi(a2) + 2 a1 rho varphi(a2) + Phi(a2) - rho^2 a2 varphi(a2) (a1 huge) and
+    M(a1, a2) = a2 g1(a1) + rho Phi(a1) (a2 huge), all normal float64 numbers here; before the
+    fix N1(1e150, -2, 0.3) came out 2.275e98 instead of 2.275e148.  (mpmath, 40 digits.)"""
     with mp.workdps(40):
-        n1 = 1e150 * mp.ncdf(-2) + mp.mpf(0.3) * mp.npdf(-2)
+        a, y, r = mp.mpf(1e150), mp.mpf(-2), mp.mpf(0.3)
+        n1 = a * mp.ncdf(y) + r * mp.npdf(y)
+        m11 = a**2 * mp.ncdf(y) + 2 * a * r * mp.npdf(y) + mp.ncdf(y) - r**2 * y * mp.npdf(y)
         m = 3e120 * (mp.mpf(0.5) * mp.ncdf(0.5) + mp.npdf(0.5)) + mp.mpf(-0.4) * mp.ncdf(0.5)
-    got_n1 = float(bvn.orthant_m1(t(1e150), t(-2.0), t(0.3)))
+        m_swapped = 3e120 * (mp.mpf(0.5) * mp.ncdf(0.5) + mp.npdf(0.5)) + mp.mpf(0.7) * mp.ncdf(0.5)
+    got = bvn.orthant_moments(t(1e150), t(-2.0), t(0.3))
+    assert abs(mp.mpf(float(got["N1"])) - n1) <= CONTRACT * n1, (float(got["N1"]), n1)
+    assert abs(mp.mpf(float(got["M11"])) - m11) <= CONTRACT * m11, (float(got["M11"]), m11)
     got_m = float(bvn.orthant_m2(t(0.5), t(3e120), t(-0.4)))
-    assert abs(mp.mpf(got_n1) - n1) <= CONTRACT * n1, (got_n1, n1)
     assert abs(mp.mpf(got_m) - m) <= CONTRACT * m, (got_m, m)
+    got_m = float(bvn.orthant_m2(t(3e120), t(0.5), t(0.7)))  # the first argument large
+    assert abs(mp.mpf(got_m) - m_swapped) <= CONTRACT * m_swapped, (got_m, m_swapped)
 
 
 def test_broadcasting_and_float32_inputs():
