@@ -1300,32 +1300,31 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
 def _beyond_clamp(a1, a2, rho, fin, res):
     """The moments on finite rows with a1 > _ARG_CLAMP (N1, M, M11) or a2 > _ARG_CLAMP (M),
     which the clamped quadrature would cap.  There {Y1 <= a1} (resp. {Y2 <= a2}) is certain to
-    within Phi(-1e100), and Y1 = rho Y2 + q Z gives E[Y1 1{Y2 <= a2}] = -rho phi(a2),
-    E[Y1^2 1{Y2 <= a2}] = Phi(a2) - rho^2 a2 phi(a2) and E[Y1 (a2 - Y2)_+] = -rho Phi(a2), so
+    within Phi(-1e100), and Y1 = rho Y2 + q Z gives exactly (up to that)
 
         N1  = a1 Phi(a2) + rho phi(a2),
         M11 = a1^2 Phi(a2) + 2 a1 rho phi(a2) + Phi(a2) - rho^2 a2 phi(a2),
-        M   = a1 g1(a2) + rho Phi(a2)   (and with the roles swapped when only a2 is large),
+        M   = a1 g1(a2) + rho Phi(a2)   (the roles swapped when only a2 is large).
 
-    exact to a relative Phi(-1e100) + 1e-98 (the leading term dominates; overflow gives inf)."""
+    Every term after the first is at most (|a2| + 2)/a1 < 1e-98 of it (phi(a) <= (|a| + 1)
+    Phi(a), Phi(a) <= (|a| + 2) g1(a)), far below float64's resolution, so the leading terms
+    are the float64 values: a1 Phi(a2), a1^2 Phi(a2) (0 where Phi(a2) underflows; inf where
+    a1^2 overflows, as the value does) and a1 g1(a2)."""
     big1, big2 = fin & (a1 > _ARG_CLAMP), fin & (a2 > _ARG_CLAMP)
     if not bool((big1 | big2).any()):
         return
-    for key in ("N1", "M11"):
-        i = torch.nonzero(big1).squeeze(-1)
-        if key in res and i.numel():
-            x, y, r = a1[i], a2[i], rho[i]
-            P, p = nm.cdf(y), nm.pdf(y)
-            if key == "N1":
-                v = x * P + r * p
-            else:  # a1^2 Phi(a2) is 0 where Phi(a2) underflows, not inf * 0
-                v = torch.where(P > 0, x * x * P, torch.zeros_like(P)) + 2.0 * x * r * p + P - r * r * y * p
-            res[key] = res[key].index_copy(0, i, v)
+    i = torch.nonzero(big1).squeeze(-1)
+    if i.numel() and ("N1" in res or "M11" in res):
+        x, P = a1[i], nm.cdf(a2[i])
+        if "N1" in res:
+            res["N1"] = res["N1"].index_copy(0, i, x * P)
+        if "M11" in res:
+            res["M11"] = res["M11"].index_copy(0, i, torch.where(P > 0, x * x * P, torch.zeros_like(P)))
     i = torch.nonzero(big1 | big2).squeeze(-1)
     if "M" in res and i.numel():
         b = big1[i]
         x, y = torch.where(b, a1[i], a2[i]), torch.where(b, a2[i], a1[i])  # x the large one
-        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y) + rho[i] * nm.cdf(y))
+        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y))
 
 
 def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
