@@ -15,6 +15,7 @@ from numerics.core.arrays import DTYPE
 from numerics.core.tolerance import EPS, Tol
 from numerics.meanfield import dynamics as dy
 from numerics.meanfield.kernels import gram_bar, gram_shallow
+from verify.profiles import examples
 
 
 def _shallow(n, d, m, c_hat, act, seed, scale=1.0):
@@ -131,7 +132,7 @@ def test_lemma1_proof_kappa_along_flow(act, I, record):
 
 @pytest.mark.statement("lemma.1.proof")
 @pytest.mark.witness("property")
-@settings(max_examples=12)
+@settings(max_examples=examples(12))  # each example integrates a flow; 2000 under the deep profile
 @given(act=st.sampled_from(["tanh", "relu"]), n=st.integers(1, 3), d=st.integers(1, 4),
        m=st.integers(2, 16), log_c=st.floats(-1, 1), log_x=st.floats(-1, 1), seed=st.integers(0, 2**16),
        lo=st.floats(0.05, 1.0), width=st.floats(0.05, 3.0))
