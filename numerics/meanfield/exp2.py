@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.core.cliargs import UsageError, count
+from numerics.core.cliargs import count
 from theory.core.io import write_json
 
 from . import dynamics as dy
@@ -209,14 +209,12 @@ def write(result: dict, out: Path, pdf: bool = False) -> list[Path]:
 
 def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> list[Path]:
     """The report's figures (``quick``: ``QUICK``, seconds)."""
-    cfg = replace(QUICK if quick else Config(), seed=seed)
-    with runs.threads(1):
-        return write(run(cfg, progress=progress), Path(out_dir))
+    return runs.produce(replace(QUICK if quick else Config(), seed=seed), run, write, out_dir, progress)
 
 
 def print_summary(result: dict) -> None:
     print(f"{'model':>10} {'n':>5} {'test MSE':>10} {'+-sd':>8} {'test/E y^2':>10} {'train MSE':>10} {'move rel':>9}")
-    fmt = lambda v, w, f: f"{v:>{w}{f}}" if v is not None else f"{'-':>{w}}"
+    fmt = runs.cell
     for r in result["summary"]["rows"]:
         print(f"{r['model']:>10} {r['n']:>5} {fmt(r['test_mse'], 10, '.4g')} {fmt(r['test_mse_sd'], 8, '.2g')} "
               f"{fmt(r['test_rel'], 10, '.4f')} {fmt(r['train_mse'], 10, '.3e')} {fmt(r['move_rel'], 9, '.3g')}"
@@ -225,24 +223,9 @@ def print_summary(result: dict) -> None:
 
 
 def _main(args) -> int:
-    out = Path(args.out)
-    if not out.is_dir():
-        raise UsageError(f"--out {out} is not a directory")
-    base = FULL if args.full else Config()
-    cfg = replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in (
+    return runs.command(args, FULL if args.full else Config(), (
         ("ns", args.n), ("m", args.m), ("inputs", args.inputs), ("steps", args.steps), ("every", args.every),
-        ("delta", args.delta), ("loss", args.loss), ("seeds", args.seeds), ("d", args.d)) if v is not None},
-        seed=args.seed)
-    if cfg.steps % cfg.every:
-        raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
-    dev = runs.device(args.device)
-    store = runs.RunStore(out / "exp2_runs.json", asdict(replace(cfg, ns=(), seeds=0, seed=0)), args.resume)
-    with runs.threads(args.threads):
-        result = run(cfg, dev=dev, store=store, progress=not args.no_progress)
-    for p in write(result, out, args.pdf):
-        print(f"wrote {p}")
-    print_summary(result)
-    return 0
+        ("delta", args.delta), ("loss", args.loss), ("seeds", args.seeds), ("d", args.d)), name="exp2", run=run, write=write, summary=print_summary, keyed=("ns",))
 
 
 def add_subcommand(sub) -> argparse.ArgumentParser:

@@ -271,15 +271,13 @@ def write(result: dict, out: Path, pdf: bool = False) -> list[Path]:
 
 def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> list[Path]:
     """The report's figures (``quick``: ``QUICK``, seconds)."""
-    cfg = replace(QUICK if quick else Config(), seed=seed)
-    with runs.threads(1):
-        return write(run(cfg, progress=progress), Path(out_dir))
+    return runs.produce(replace(QUICK if quick else Config(), seed=seed), run, write, out_dir, progress)
 
 
 def print_summary(result: dict) -> None:
     print(f"{'scaling':>7} {'n':>5} {'m':>6} {'test MSE':>10} {'test cls':>9} {'train MSE':>10} {'move rel':>9} "
           f"{'rate early':>11} {'rate late':>10}")
-    fmt = lambda v, w, f: f"{v:>{w}{f}}" if v is not None else f"{'-':>{w}}"
+    fmt = runs.cell
     for r in result["summary"]["rows"]:
         print(f"{r['scaling']:>7} {r['n']:>5} {r['m']:>6} {fmt(r['test_mse'], 10, '.4f')} {fmt(r['test_cls'], 9, '.3f')} "
               f"{fmt(r['train_mse'], 10, '.3e')} {fmt(r['move_rel'], 9, '.3g')} {fmt(r['rate_early'], 11, '.3e')} "
@@ -287,28 +285,16 @@ def print_summary(result: dict) -> None:
               + (f"  ({r['grew']} ended above their initial training error: GD unstable)" if r["grew"] else ""))
 
 
-def _main(args) -> int:
-    out = Path(args.out)
-    if not out.is_dir():
-        raise UsageError(f"--out {out} is not a directory")
-    base = FULL if args.full else Config()
-    cfg = replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in (
-        ("ns", args.n), ("ms", args.m), ("scalings", args.scaling), ("steps", args.steps), ("every", args.every),
-        ("delta", args.delta), ("loss", args.loss), ("seeds", args.seeds), ("d", args.d)) if v is not None},
-        seed=args.seed)
-    if cfg.steps % cfg.every:
-        raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
+def _check(cfg: Config) -> None:
     if "ntk" in cfg.scalings and any(m % 2 for m in cfg.ms):
         raise UsageError("the NTK model is symmetrised at initialisation: every --m must be even")
-    dev = runs.device(args.device)
-    store = runs.RunStore(out / "exp3_runs.json", asdict(replace(cfg, ns=(), ms=(), scalings=(), seeds=0, seed=0)),
-                          args.resume)
-    with runs.threads(args.threads):
-        result = run(cfg, dev=dev, store=store, progress=not args.no_progress)
-    for p in write(result, out, args.pdf):
-        print(f"wrote {p}")
-    print_summary(result)
-    return 0
+
+
+def _main(args) -> int:
+    return runs.command(args, FULL if args.full else Config(), (
+        ("ns", args.n), ("ms", args.m), ("scalings", args.scaling), ("steps", args.steps), ("every", args.every),
+        ("delta", args.delta), ("loss", args.loss), ("seeds", args.seeds), ("d", args.d)), name="exp3", run=run, write=write, summary=print_summary, check=_check,
+        keyed=("ns", "ms", "scalings"))
 
 
 def add_subcommand(sub) -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ import contextlib
 import csv
 import io
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
@@ -163,3 +164,40 @@ def measure(emb, y_test, delta: float, steps: int, every: int, dev, progress, *,
         out["scatter"] = {name: [h[idx, 0].tolist() for h in pair]
                           for name, pair in (("train", r.h_train), ("test", r.h_test))}
     return out
+
+
+def cell(v, width: int, spec: str) -> str:
+    """One right-aligned summary-table cell; ``-`` for a missing value."""
+    return f"{v:>{width}{spec}}" if v is not None else f"{'-':>{width}}"
+
+
+def command(args, base, fields, *, name: str, run, write, summary, check=None, keyed=()) -> int:
+    """The body of ``maskverify meanfield-<name>``: ``base`` (``Config()`` or the ``--full`` one)
+    with every ``(field, value)`` of ``fields`` whose value was given replacing its default and
+    ``--seed``; ``check(cfg)`` may raise ``UsageError``; finished runs are kept in
+    ``OUT/<name>_runs.json`` under the settings that do not enumerate runs (``keyed`` fields,
+    ``seeds`` and ``seed`` blanked), so ``--resume`` reuses them; then the files and the summary."""
+    out = Path(args.out)
+    if not out.is_dir():
+        raise UsageError(f"--out {out} is not a directory")
+    cfg = replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in fields if v is not None},
+                  seed=args.seed)
+    if cfg.steps % cfg.every:
+        raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
+    if check is not None:
+        check(cfg)
+    dev = device(args.device)
+    blank = {k: () for k in keyed}
+    store = RunStore(out / f"{name}_runs.json", asdict(replace(cfg, **blank, seeds=0, seed=0)), args.resume)
+    with threads(args.threads):
+        result = run(cfg, dev=dev, store=store, progress=not args.no_progress)
+    for path in write(result, out, args.pdf):
+        print(f"wrote {path}")
+    summary(result)
+    return 0
+
+
+def produce(cfg, run, write, out_dir, progress: bool) -> list[Path]:
+    """A report figure: ``run(cfg)`` on one thread, then ``write`` its files into ``out_dir``."""
+    with threads(1):
+        return write(run(cfg, progress=progress), Path(out_dir))
