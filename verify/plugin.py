@@ -7,7 +7,9 @@ repository or in another distribution -- run the same way:
   every ``@given`` test (a test that runs a Hypothesis campaign inside its body carries it
   itself): ``bench/deep_profile.py`` runs them all under the ``deep`` profile;
 - loads the Hypothesis profile named by ``MASKVERIFY_PROFILE`` (``verify.profiles``);
-- provides the ``record`` fixture, with which a witness records its measured figures;
+- provides the ``record`` fixture, with which a witness records its measured figures, and
+  ``one_torch_thread`` (one torch thread for the test, restored after; for modules of small
+  products, where threads only add contention, also outside xdist);
 - copies each test's statement and witness markers into its report's ``user_properties``,
   so that ``maskverify check`` can tabulate results that come back from xdist workers;
 - gives each xdist worker one torch thread: ``-n auto`` already runs one worker per core,
@@ -59,6 +61,17 @@ def pytest_runtest_setup(item):
     if ids and wi:
         item.user_properties.append(("statements", ids))
         item.user_properties.append(("witness", wi.args[0]))
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Run the test with one torch thread and restore the previous count afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture

@@ -17,12 +17,7 @@ def small():
     return data.standardise(src.train.take(np.arange(96)))[0]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small products: threads only add contention
 
 
 @pytest.mark.parametrize("name", models.MODELS)

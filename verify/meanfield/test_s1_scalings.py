@@ -21,13 +21,7 @@ from numerics.meanfield import scalings as sc
 from theory.meanfield import scalings as th
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Single-threaded torch (small products: threads only add contention); restored after."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small products: threads only add contention
 
 
 def _data(n=8, d=5, seed=0):
