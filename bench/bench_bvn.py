@@ -5,7 +5,9 @@ down to -37, mixed signs, large positive arguments, h ~ +-k, |rho| -> 1, rho on 
 and ``moderate`` (h, k ~ N(0, 4), rho = tanh(1.5 N(0, 1)), so that |rho| > 0.9 for ~30 %
 of the points, as neuron pairs give), it times
 
-  (a) ``numerics.core.bvn.bvn_cdf`` on the CPU (torch, float64),
+  (a) ``numerics.core.bvn.bvn_cdf`` on the CPU (float64), its fast paths compiled (numba,
+      ``numerics.core.bvn_compiled``: the default) and as tensors (``bvn._COMPILED = False``,
+      the formulation CUDA runs: the baseline, timed in the same run),
   (b) Owen's T formula with ``scipy.special.owens_t`` (vectorised):
       Phi2(h,k;rho) = (Phi(h) + Phi(k))/2 - T(h, a_h) - T(k, a_k) - beta,
       a_h = (k - rho h)/(h q), a_k = (h - rho k)/(k q), q = sqrt(1 - rho^2),
@@ -19,12 +21,15 @@ relative error against the mpmath reference (``tests/_mp_bvn.py``, raw definitio
 digits) on a subsample of the same distribution (``--ref-n`` points, tails included;
 values below the smallest normal float64 are skipped), and for ``bvn_cdf`` the fraction
 of its exponential bound reached (``exp_bound``: exponentials evaluated per point, counted
-in an untimed run, times the ns per ``torch.exp`` element measured in this run).
+in an untimed run of the tensor formulation -- the compiled one evaluates the same nodes --
+times the ns per ``torch.exp`` element measured in this run; the ns of one scalar libm exp,
+what the compiled loop pays per exponential, is printed beside it).
 Run ``python bench/bench_bvn.py --help``.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -144,6 +149,17 @@ def max_rel_err(values, refs):
     return worst, at
 
 
+@contextlib.contextmanager
+def tensor_fast_paths():
+    """bvn_cdf with its fast paths as tensors (``bvn._COMPILED = False``) inside."""
+    old = bvn._COMPILED
+    bvn._COMPILED = False
+    try:
+        yield
+    finally:
+        bvn._COMPILED = old
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="number of inputs per set")
@@ -162,7 +178,8 @@ def main(argv=None):
     ns_cpu_fresh = exp_bound.ns_per_exp("cpu", fresh=True)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; torch.exp: "
           f"{ns_cpu:.2f} ns/element into a preallocated buffer, {ns_cpu_fresh:.2f} ns with a fresh "
-          f"2^23-element output")
+          f"2^23-element output; scalar libm exp in a compiled loop (one thread): "
+          f"{exp_bound.ns_per_scalar_exp():.2f} ns")
     ns_gpu = None
     if cuda:
         ns_gpu = exp_bound.ns_per_exp("cuda", n=1 << 24)
@@ -194,11 +211,15 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
         print("paths: fixed GL from 0 %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, fixed GL from -1 %.3f, "
               "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
                                                    (~fin).double().mean().item()))
-    with exp_bound.count_exps() as cnt:
+    with exp_bound.count_exps() as cnt, tensor_fast_paths():
         bvn.bvn_cdf(th, tk, tr)
     rows = []
+    with tensor_fast_paths():
+        t_tensor, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
     t_cpu, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
-    rows.append(["torch CPU (bvn_cdf)", t_cpu, args.n / t_cpu, ""])
+    rows.append(["torch CPU (bvn_cdf)", t_cpu, args.n / t_cpu, "fast paths compiled (numba)"])
+    rows.append(["  tensor fast paths", t_tensor, args.n / t_tensor,
+                 f"baseline: compiled = {t_tensor / t_cpu:.2f}x faster"])
     t_ow, _ = timed(owens_t_bvn, h, k, r, repeat=args.repeat)
     rows.append(["Owen's T (scipy owens_t)", t_ow, args.n / t_ow, ""])
     m = min(args.scipy_n, args.n)
@@ -206,7 +227,8 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
     t_sp_full = t_sp * args.n / m
     rows.append(["scipy mvn.cdf per point", t_sp_full, args.n / t_sp_full,
                  f"{m} pts timed, extrapolated"])
-    bounds = [exp_bound.bound_line("bvn_cdf CPU", cnt["n"], args.n, t_cpu, ns_cpu)]
+    bounds = [exp_bound.bound_line("bvn_cdf CPU", cnt["n"], args.n, t_cpu, ns_cpu),
+              exp_bound.bound_line("bvn_cdf CPU, tensor fast paths", cnt["n"], args.n, t_tensor, ns_cpu)]
     if dev is not None:
         gh, gk, gr = th.to(dev), tk.to(dev), tr.to(dev)
         bvn.bvn_cdf(gh[:1000], gk[:1000], gr[:1000])
@@ -235,8 +257,12 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
         refs.append(float(v) if v > mp.mpf("2.2250738585072014e-308") else None)
     t_ref = time.perf_counter() - t0
     sh, sk, sr = (np.ascontiguousarray(sub[:, i]) for i in range(3))
+    sub_t = [torch.from_numpy(x) for x in (sh, sk, sr)]
+    with tensor_fast_paths():
+        sub_tensor = bvn.bvn_cdf(*sub_t).numpy()
     errs = {
-        "torch CPU (bvn_cdf)": bvn.bvn_cdf(*(torch.from_numpy(x) for x in (sh, sk, sr))).numpy(),
+        "torch CPU (bvn_cdf)": bvn.bvn_cdf(*sub_t).numpy(),
+        "  tensor fast paths": sub_tensor,
         "Owen's T (scipy owens_t)": owens_t_bvn(sh, sk, sr),
         "scipy mvn.cdf per point": scipy_mvn(sub),
     }
@@ -261,7 +287,8 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
     print("\n'vs Owen' / 'vs mvn': speed-up relative to (b) / (c) (higher is faster).")
     for line in bounds:
         print(line)
-    return (f"{name}: bvn_cdf {t_cpu:.3f} s vs Owen's T {t_ow:.3f} s = {t_ow / t_cpu:.2f}x; "
+    return (f"{name}: bvn_cdf {t_cpu:.3f} s vs Owen's T {t_ow:.3f} s = {t_ow / t_cpu:.2f}x "
+            f"(tensor fast paths {t_tensor:.3f} s = {t_ow / t_tensor:.2f}x); "
             f"max rel err {worst_cpu:.1e}; " + bounds[0].split(": ", 1)[1].split("; ")[1])
 
 

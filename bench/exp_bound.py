@@ -74,6 +74,29 @@ def ns_per_exp(device="cpu", *, fresh=False, n=None, repeat=20):
     return best / n * 1e9
 
 
+def ns_per_scalar_exp(n=1 << 20, repeat=10):
+    """Nanoseconds per ``math.exp`` in a numba loop on one thread (the libm call that a
+    compiled row-by-row kernel pays per exponential; no SIMD without Intel's SVML)."""
+    import numba
+    import numpy as np
+
+    @numba.njit
+    def run(x):
+        s = 0.0
+        for v in x:
+            s += math.exp(v)
+        return s
+
+    x = np.random.default_rng(0).uniform(-30.0, 0.0, n)
+    run(x[:8])
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run(x)
+        best = min(best, time.perf_counter() - t0)
+    return best / n * 1e9
+
+
 def bound_line(label, exps, points, seconds, ns_exp):
     """One line: exponentials per point, the bound exps x ns/exp, and measured / bound."""
     per = exps / points

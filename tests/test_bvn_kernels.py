@@ -534,10 +534,19 @@ def test_fast_path_points_are_on_the_fast_path():
     assert bool(done.all())
 
 
+@pytest.fixture(params=[True, False], ids=["compiled", "tensor"])
+def fast_impl(request, monkeypatch):
+    """Each implementation of the fast paths on the CPU: the compiled twin (the default) and
+    the tensor formulation (which CUDA runs)."""
+    monkeypatch.setattr(bvn, "_COMPILED", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("per_tier,n_boundary", [(10, 30), pytest.param(60, 90, marks=pytest.mark.slow)])
-def test_fast_path_against_mpmath(per_tier, n_boundary):
+def test_fast_path_against_mpmath(per_tier, n_boundary, fast_impl):
     """The fast paths of bvn_cdf (inside their region and at its boundary) are accurate
-    to 1e-14 relative (10x margin on the 1e-13 contract); 100 points by default, 510 slow."""
+    to 1e-14 relative (10x margin on the 1e-13 contract); 100 points by default, 510 slow;
+    both implementations."""
     _check(bvn.bvn_cdf, ref.bvn_cdf, _fast_path_points(per_tier=per_tier, n_boundary=n_boundary),
            tol=1e-14, dps=30)
 
@@ -557,7 +566,7 @@ def _deep_tail_m1_points(n, seed=3):
 
 
 @pytest.mark.parametrize("n", [12, pytest.param(120, marks=pytest.mark.slow)])
-def test_fast_path_from_minus_one_deep_tail(n):
+def test_fast_path_from_minus_one_deep_tail(n, fast_impl):
     """The rule from rho = -1 keeps relative accuracy where Phi2 is 1e-100 ... 1e-290 (its
     exp(-E(rho)) is formed from exp(-H^2/2) and F(rho) in double-double): 1e-14 against
     mpmath (10x margin on the 1e-13 contract; measured ~2e-15 against the general path)."""
@@ -651,7 +660,7 @@ def test_absolute_mode_only_changes_the_cancelling_rows():
     assert err <= 1e-14, err
 
 
-def test_absolute_mode_against_mpmath():
+def test_absolute_mode_against_mpmath(fast_impl):
     """The cancelling rows of ``relative=False`` against the raw-definition reference:
     |error| <= 1e-14 Phi(h)Phi(k) (the absolute accuracy its docstring states)."""
     h, k, rho, *_ = _cancelling_rows(4000, 6)

@@ -1,0 +1,292 @@
+r"""The fast paths of ``bvn_cdf`` compiled for the CPU: one numba loop over the points.
+
+``numerics.core.bvn`` routes each interior row (finite h, k, |rho| < 1) of ``bvn_cdf`` to a
+fast path or to its general quadrature (:func:`numerics.core.bvn._fast_p_route`,
+:func:`~numerics.core.bvn._fast_paths`).  In torch that costs a dozen full-length temporaries
+and index gathers per chunk: memory traffic, not the 16-48 exponentials per row, dominates.
+:func:`fast_paths` does the same routing and the same rules row by row, in registers,
+in parallel over the rows (``numba.prange``):
+
+* the routing bounds of ``_fast_p_route`` (the exponent's range over [0, rho], the
+  negligible-integral tests against e^-39 of the base, the rule from rho = -1);
+* Phi(h)Phi(k) + (1/2pi) int_0^{asin rho} exp(-E) dtheta by one Gauss-Legendre rule in theta
+  (16 or 24 nodes) or in s = atanh r (32 or 48 nodes), ``bvn._fast_p_rule``;
+* P(-k <= Y <= h) + the positive integral from rho = -1 in D = sqrt(2 (E - H^2/2)),
+  ``bvn._fast_p_m1``, its exponent excess F(rho) in double-double (the error-free
+  transformations of ``numerics.core.ddarith``, on floats);
+* Phi(x) = erfcx(-x/sqrt 2) exp(-x^2/2)/2 (x < 0), 1 - erfc(x/sqrt 2)/2 (x >= 0), with scipy's
+  erfcx (``scipy.special.cython_special``) and exp(-x^2/2) from a split x, as
+  ``normal.cdf``; P(a < Y <= b) as ``normal.interval_prob`` (20-node rule on short
+  intervals, tail differences elsewhere).
+
+Rows no fast path takes come back with ``done`` False and go to the general path in torch.
+Every threshold and node table is read from ``numerics.core.bvn`` at each call and passed
+in as data (never frozen into the compiled code), so the two implementations cannot drift
+apart silently: tests compare them row by row (routing and values) and both against mpmath.
+The same formulas, one per row: the results differ from the torch path only by rounding
+(different exp implementations and summation order, a few ulps).
+"""
+from __future__ import annotations
+
+import math
+
+import llvmlite.binding as llvm
+import numba
+import numpy as np
+from numba.extending import get_cython_function_address
+
+# scipy's erfcx (Faddeeva), called by symbol so that the compiled code can be cached
+llvm.add_symbol("maskverify_erfcx",
+                get_cython_function_address("scipy.special.cython_special", "__pyx_fuse_1erfcx"))
+_erfcx_c = numba.types.ExternalFunction("maskverify_erfcx",
+                                        numba.types.float64(numba.types.float64, numba.types.intc))
+
+_INV_2PI = 1.0 / (2.0 * math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_SPLITTER = 134217729.0  # 2**27 + 1
+
+# ------------------------------------------------ double-double, as numerics.core.ddarith
+# (the same error-free transformations on floats; a test checks them bit for bit against
+# ddarith on tensors: this module's compiled code may be cached, and numba's cache tracks
+# only this file)
+@numba.njit(cache=True, error_model="numpy")
+def _split(x):
+    c = _SPLITTER * x
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _two_prod(a, b):
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _dd_mul(ah, al, bh, bl):
+    p, e = _two_prod(ah, bh)
+    return _two_sum(p, e + (ah * bl + al * bh))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _dd_div(ah, al, bh, bl):
+    q1 = ah / bh
+    ph, pl = _dd_mul(q1, 0.0, bh, bl)
+    s, e = _two_sum(ah, -ph)
+    rh, _ = _two_sum(s, e + (al - pl))
+    return _two_sum(q1, rh / bh)
+
+
+
+#: positions in the parameter vector (see :func:`parameters`)
+(_RHO, _HMAX, _DF, _RHO_SMALL, _DF_SMALL, _RHO_S1, _RHO_S2, _HMAX2, _DF2, _JF, _JHMAX, _JL, _NEGL,
+ _CANCEL, _CLAMP) = range(15)
+
+
+def parameters(bvn) -> np.ndarray:
+    """The fast paths' thresholds, read from the module ``bvn`` now (so that a change there,
+    a mutation test's included, reaches the compiled loop)."""
+    assert len(bvn._FP_RHO_S) == 2, "the compiled loop has two tiers in s"
+    return np.array([bvn._FP_RHO, bvn._FP_HMAX, bvn._FP_DF, bvn._FP_RHO_SMALL, bvn._FP_DF_SMALL,
+                     bvn._FP_RHO_S[0], bvn._FP_RHO_S[1], bvn._FP_HMAX2, bvn._FP_DF2, bvn._FP_JF,
+                     bvn._FP_JHMAX, bvn._FP_JL, bvn._FP_NEGL, bvn._FP_CANCEL, bvn.nm._CLAMP],
+                    dtype=np.float64)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _exp_half_sq(x, clamp):
+    """exp(-x^2/2) with x^2 formed exactly (``normal.exp_half_sq``)."""
+    xc = min(max(x, -clamp), clamp)
+    c = _SPLITTER * xc
+    hi = c - (c - xc)
+    lo = xc - hi
+    return math.exp(-0.5 * (hi * hi)) * math.exp(-0.5 * ((2.0 * hi) * lo + lo * lo))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _cdf(x, clamp):
+    """Phi(x) for finite x (``normal.cdf``)."""
+    if x < 0.0:
+        return 0.5 * _erfcx_c(-x * _INV_SQRT2, 0) * _exp_half_sq(x, clamp)
+    return 1.0 - 0.5 * math.erfc(x * _INV_SQRT2)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _interval_prob(a, b, xs, ws, clamp):
+    """P(a < Y <= b) for finite a, b (``normal.interval_prob``)."""
+    if not a < b:
+        return 0.0
+    if a + b > 0.0:
+        lo, hi = -b, -a
+    else:
+        lo, hi = a, b
+    d = hi - lo
+    if d <= 2.5 and d * abs(lo) <= 4.0:
+        ph = _INV_SQRT_2PI * _exp_half_sq(hi, clamp)
+        s = 0.0
+        for j in range(xs.shape[0]):
+            bmy = 0.5 * d * (1.0 - xs[j])
+            s += ph * math.exp(0.5 * bmy * (2.0 * hi - bmy)) * ws[j]
+        return 0.5 * d * s
+    plo = _cdf(lo, clamp)
+    if hi <= 0.0:
+        return _cdf(hi, clamp) - plo
+    return (1.0 - plo) - _cdf(-hi, clamp)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _log_cdf_lower(x):
+    """A lower bound on log Phi(x) (``bvn._log_cdf_lower``)."""
+    t = min(x, -1.0)
+    return -0.5 * t * t - 0.9189385332046728 + math.log(-t / (1.0 + t * t))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rule(H, K, rho, x, w, in_s, clamp):
+    """(1/2pi) int_0^{asin rho} exp(-E) dtheta by the Gauss-Legendre rule (x, w), in theta or
+    (``in_s``) in s = atanh r (``bvn._fast_p_rule``; |H| >= |K|)."""
+    s = 0.0
+    if in_s:
+        half = 0.5 * math.atanh(rho)
+        habs = abs(half)
+        hmk = H - K * (1.0 if rho > 0.0 else (-1.0 if rho < 0.0 else 0.0))
+        for j in range(x.shape[0]):
+            e = math.exp(habs * (1.0 + x[j]))
+            ei = 1.0 / e
+            ch = (e + ei) * 0.5
+            d = ch * hmk - ei * H
+            s += math.exp(-0.5 * (d * d)) / ch * w[j]
+    else:
+        half = 0.5 * math.asin(rho)
+        for j in range(x.shape[0]):
+            r = math.sin(half * (1.0 + x[j]))
+            d = r * H - K
+            s += math.exp(d * d / (((r - 1.0) * (r + 1.0)) * 2.0)) * w[j]
+    return (_INV_2PI * half) * _exp_half_sq(H, clamp) * s
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _rule_m1(h, k, H, K, rho, x, w, xs, ws, jl, clamp):
+    """Phi2 for rho < 0 from rho = -1 (``bvn._fast_p_m1``; |H| >= |K|)."""
+    p, q = abs(H + K), abs(H - K)
+    one = 1.0
+    omr, omr_e = _two_sum(one, -rho)
+    opr, opr_e = _two_sum(one, rho)
+    ph, pl = _two_prod(rho, H)
+    sh, sl = _two_sum(ph, -K)
+    dh, dl = _two_sum(sh, sl + pl)
+    d2h, d2l = _dd_mul(dh, dl, dh, dl)
+    den_h, den_l = _dd_mul(omr, omr_e, opr, opr_e)
+    fh, fl = _dd_div(d2h, d2l, 2.0 * den_h, 2.0 * den_l)
+    du = math.sqrt(2.0 * fh)
+    half = 0.5 * (math.sqrt(du * du + 2.0 * jl) - du)
+    pq = p * q
+    s = 0.0
+    for j in range(x.shape[0]):
+        dD = half * (1.0 + x[j])
+        D = dD + du
+        R = math.sqrt(pq + D * D)
+        u = p / (D + R)
+        s += math.exp(-0.5 * ((D + du) * dD)) * u / (R * (u * u + 1.0)) * w[j]
+    J = (2.0 * _INV_2PI * half) * _exp_half_sq(H, clamp) * math.exp(-fh) * (1.0 - fl) * s
+    return _interval_prob(-k, h, xs, ws, clamp) + J
+
+
+@numba.njit(cache=True, parallel=True, error_model="numpy")
+def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48,
+                xj, wj, xs, ws, out, done):
+    clamp, negl = prm[_CLAMP], prm[_NEGL]
+    for i in numba.prange(h.shape[0]):
+        done[i] = False
+        out[i] = 0.0
+        if not interior[i]:
+            continue
+        hi, ki, ri = h[i], k[i], rho[i]
+        # ---- routing: bvn._fast_p_route, row by row
+        ah, ak = abs(hi), abs(ki)
+        sw = ah >= ak
+        m, mn = max(ah, ak), min(ah, ak)
+        H = hi if sw else ki
+        K = ki if sw else hi
+        d = ri * H - K
+        dlow = max(abs(d) - 4.5e-16 * m, 0.0)
+        amb = dlow == 0.0
+        den = (1.0 - ri) * (1.0 + ri)
+        fr = dlow * dlow / (2.0 * den) * (1.0 - 1e-14)
+        f0 = 0.5 * mn * mn
+        dH = d * H
+        lo0 = 0.0 if (amb or (hi * ki * ri >= 0.0 and dH * ri >= 0.0)) else min(f0, fr)
+        rng = max(f0, d * d / (2.0 * den)) - lo0
+        arho = abs(ri)
+        quad = arho <= prm[_RHO_S2] and ((m <= prm[_HMAX] and rng <= prm[_DF])
+                                         or (m <= prm[_HMAX2] and rng <= prm[_DF2]))
+        beyond = amb or dH * ri <= 0.0
+        jm1 = ri < 0.0 and not beyond and fr >= prm[_JF] and m <= prm[_JHMAX]
+        n0 = n1 = nm1 = False
+        lb1 = math.inf
+        if not quad:
+            e0 = 0.5 * m * m
+            lh, lk = _log_cdf_lower(hi), _log_cdf_lower(ki)
+            n0 = math.log(math.asin(arho) * _INV_2PI) - e0 - lo0 <= lh + lk - negl
+            lb1 = math.log(math.acos(arho) * _INV_2PI) - e0 - (0.0 if beyond else fr)
+            jm1 = jm1 and not n0
+            n1 = not n0 and ri > 0.0 and lb1 <= min(lh, lk) - negl
+            nm1 = not n0 and ri < 0.0 and hi > -ki and lb1 <= max(lh, lk) - negl
+        quad = quad and not jm1
+        # ---- values: bvn._fast_paths, row by row
+        if quad or n0 or n1:
+            ph, pk = _cdf(hi, clamp), _cdf(ki, clamp)
+            base = ph * pk
+            if quad:
+                if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
+                    v = base + _rule(H, K, ri, x16, w16, False, clamp)
+                elif arho <= prm[_RHO]:
+                    v = base + _rule(H, K, ri, x24, w24, False, clamp)
+                elif arho <= prm[_RHO_S1]:
+                    v = base + _rule(H, K, ri, x32, w32, True, clamp)
+                else:
+                    v = base + _rule(H, K, ri, x48, w48, True, clamp)
+                if relative:
+                    if base > prm[_CANCEL] * v:
+                        continue  # the subtraction would cancel: general path
+                else:
+                    v = max(v, 0.0)
+                out[i] = v
+            else:
+                out[i] = min(ph, pk) if n1 else base
+            done[i] = True
+            continue
+        if nm1:
+            v = _interval_prob(-ki, hi, xs, ws, clamp)
+            if lb1 <= math.log(v) - negl:
+                out[i] = v
+                done[i] = True
+                continue
+        if jm1:
+            out[i] = _rule_m1(hi, ki, H, K, ri, xj, wj, xs, ws, prm[_JL], clamp)
+            done[i] = True
+
+
+def fast_paths(h: np.ndarray, k: np.ndarray, rho: np.ndarray, interior: np.ndarray, relative: bool,
+               prm: np.ndarray, rules: tuple, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(P, done) for contiguous float64 h, k, rho and a boolean ``interior``: P = Phi2 on the
+    rows a fast path takes (``done``), 0 elsewhere, on ``threads`` threads.  ``prm``:
+    :func:`parameters`; ``rules``: the (nodes, weights) arrays of the 16-, 24-node theta
+    rules, the 32-, 48-node s rules, the rule from -1 and the short-interval rule, in that
+    order."""
+    out = np.empty_like(h)
+    done = np.empty(h.shape, dtype=np.bool_)
+    flat = [a for xw in rules for a in xw]
+    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    _fast_paths(h, k, rho, interior, relative, prm, *flat, out, done)
+    return out, done
