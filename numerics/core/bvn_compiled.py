@@ -5,7 +5,7 @@ fast path or to its general quadrature (:func:`numerics.core.bvn._fast_p_route`,
 :func:`~numerics.core.bvn._fast_paths`).  In torch that costs a dozen full-length temporaries
 and index gathers per chunk: memory traffic, not the 16-48 exponentials per row, dominates.
 :func:`fast_paths` does the same routing and the same rules row by row, in registers,
-in parallel over the rows (``numba.prange``):
+in parallel over the rows (threads of a pool, the loop releasing the GIL):
 
 * the routing bounds of ``_fast_p_route`` (the exponent's range over [0, rho], the
   negligible-integral tests against e^-39 of the base, the rule from rho = -1);
@@ -28,6 +28,7 @@ The same formulas, one per row: the results differ from the torch path only by r
 """
 from __future__ import annotations
 
+import concurrent.futures
 import math
 
 import llvmlite.binding as llvm
@@ -202,11 +203,11 @@ def _rule_m1(h, k, H, K, rho, x, w, xs, ws, jl, clamp):
     return _interval_prob(-k, h, xs, ws, clamp) + J
 
 
-@numba.njit(cache=True, parallel=True, error_model="numpy")
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48,
                 xj, wj, xs, ws, out, done):
     clamp, negl = prm[_CLAMP], prm[_NEGL]
-    for i in numba.prange(h.shape[0]):
+    for i in range(h.shape[0]):
         done[i] = False
         out[i] = 0.0
         if not interior[i]:
@@ -280,13 +281,37 @@ def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32
 def fast_paths(h: np.ndarray, k: np.ndarray, rho: np.ndarray, interior: np.ndarray, relative: bool,
                prm: np.ndarray, rules: tuple, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(P, done) for contiguous float64 h, k, rho and a boolean ``interior``: P = Phi2 on the
-    rows a fast path takes (``done``), 0 elsewhere, on ``threads`` threads.  ``prm``:
-    :func:`parameters`; ``rules``: the (nodes, weights) arrays of the 16-, 24-node theta
-    rules, the 32-, 48-node s rules, the rule from -1 and the short-interval rule, in that
-    order."""
+    rows a fast path takes (``done``), 0 elsewhere.  ``prm``: :func:`parameters`; ``rules``:
+    the (nodes, weights) arrays of the 16-, 24-node theta rules, the 32-, 48-node s rules, the
+    rule from -1 and the short-interval rule, in that order.  ``threads`` > 1 splits the rows
+    over that many threads of a pool (the loop releases the GIL).  Not numba's ``parallel``:
+    its OpenMP layer would be a second OpenMP runtime beside torch's, whose idle workers spin
+    and take the cores from torch (measured: the exact network pass 6x slower)."""
     out = np.empty_like(h)
     done = np.empty(h.shape, dtype=np.bool_)
     flat = [a for xw in rules for a in xw]
-    numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-    _fast_paths(h, k, rho, interior, relative, prm, *flat, out, done)
+    n = h.shape[0]
+    parts = max(1, min(int(threads), n // _MIN_PART))
+    if parts == 1:
+        _fast_paths(h, k, rho, interior, relative, prm, *flat, out, done)
+        return out, done
+    cut = [n * j // parts for j in range(parts + 1)]
+    jobs = [_pool(parts).submit(_fast_paths, *(x[a:b] for x in (h, k, rho, interior)), relative, prm, *flat,
+                                out[a:b], done[a:b])
+            for a, b in zip(cut[:-1], cut[1:])]
+    for job in jobs:
+        job.result()
     return out, done
+
+
+#: rows below which a call is not split over threads
+_MIN_PART = 4096
+_POOL = None
+
+
+def _pool(workers: int):
+    """The module's thread pool, grown to ``workers`` threads when needed."""
+    global _POOL
+    if _POOL is None or _POOL._max_workers < workers:
+        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bvn")
+    return _POOL

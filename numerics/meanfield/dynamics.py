@@ -10,9 +10,26 @@ embedding dimension D.  Gradient descent (9), W <- W - m delta dL/dW, moves them
 delta times this velocity (h is linear in W), so GD is the Euler scheme of (11) with step delta.
 
 ``integrate`` runs classical RK4 with ``steps`` and with 2 ``steps`` steps and accepts when
-the two agree (Richardson: the error of the finer run is about 1/15 of their difference,
-exactly so for smooth sigma; for relu-type sigma a neuron crossing a kink lowers the order, and
-the measured difference is what is reported), doubling the steps otherwise.
+the two agree (Richardson: the error of the finer run is about 1/15 of their difference),
+doubling the steps otherwise.  For the piecewise-linear sigma (relu, leaky relu, abs: slope 1
+above 0, ``s_-`` below) the velocity jumps where a pre-activation h_ia crosses 0, and RK4 stepped
+across a jump is only first order there while step halving, which assumes the smooth order, does
+not see it.  So these are stepped with the kinks as events (``rk4``): on a step, each h_ia is held
+to its side of 0 (slope pattern P), where (11) is the affine field F_P(h) = -rate c_i sum_b G_ab
+r_b P_ib, r = alpha c^T (P h) - y; RK4 on an affine field is its degree-4 Taylor polynomial
+h + tau d1 + tau^2/2 d2 + tau^3/6 d3 + tau^4/24 d4 (d1 = F_P(h), d_(k+1) = the linear part of F_P
+applied to d_k), so the first tau at which a held h_ia reaches 0 is a root of that polynomial
+(bisection to a few ulps of tau); the step goes there, that h_ia is set to exactly 0, its slope
+flipped, and the step goes on from there.  The pieces between events are smooth, so RK4's order
+and the halving estimate hold again.  Where the field on the new side pushes h_ia back into 0
+(it did on the old side too: a Filippov sliding mode, e.g. relu with n > 1, or abs), h_ia is held
+at 0 with the sigma'(h_ia) = theta_ia in [s_-, 1] that keeps it there (``_Held``; the field stays
+affine), until theta_ia reaches s_- or 1 -- another event, of the same polynomial -- and h_ia
+leaves 0 to that slope's side.  (The Filippov solution is what GD (9) and any consistent scheme
+tend to as their step goes to 0: they chatter across 0.)  A relu neuron whose velocity below 0
+is 0 (n = 1: it stops at 0) is the case theta = 0 of this.  What the events cannot resolve (two
+pre-activations of one neuron sliding with no theta in range, or more than ``_EVENTS_PER_STEP``
+events in one step) raises ``ArithmeticError``.
 
 Other scalings (Table 1).  With f = m^-a sum_i c_i s(h_i), h_i = D^-b sum_j W_ij phi_j and the step
 W <- W - m^e delta dL/dW, one GD step moves h_i(x) by -delta m^(e-a) D^(1-2b) c_i sum_a G(x, x_a) r_a s'(h_ia)
@@ -28,6 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from numerics.core.arrays import DTYPE
@@ -218,20 +236,159 @@ class Trajectory:
     losses: list[float] = field(default_factory=list)
 
 
+def _kink_slopes(act: Activation) -> tuple[float, float] | None:
+    """(slope above 0, slope below 0) of a piecewise-linear sigma with its kink at 0; None if smooth."""
+    return {"relu": (1.0, 0.0), "leaky_relu": (1.0, act.alpha), "abs": (1.0, -1.0)}.get(act.name)
+
+
+#: the most kink events one step may hold (an h_ia reaching 0, or leaving a sliding mode) before
+#: ``rk4`` gives up (``ArithmeticError``)
+_EVENTS_PER_STEP = 64
+
+
+class _Held:
+    """(11) with every h_ia held to one side of 0 (``up``: the slope above 0, else the one below)
+    or, where ``Z``, at 0 itself (a Filippov sliding mode): there sigma'(h_ia) is the theta_ia in
+    [lo, hi] (the two slopes) that keeps hdot_ia = 0, i.e. the drive v_ia = r_a theta_ia solves, per
+    neuron i, sum_(b in Z_i) G_ab v_ib = -sum_(b not in Z_i) G_ab r_b P_ib for a in Z_i.  The drive,
+    hence the field, is linear in r, and r is affine in h: the field is affine (module docstring)."""
+
+    def __init__(self, p: Problem, up: torch.Tensor, Z: torch.Tensor, slopes):
+        self.p, self.Z = p, Z
+        self.lo, self.hi = min(slopes), max(slopes)
+        self.P = torch.where(Z, 0.0, torch.where(up, slopes[0], slopes[1])).to(DTYPE)
+        self.Q = None
+        if bool(Z.any()):
+            self.Q = torch.eye(p.G.shape[0], dtype=DTYPE).repeat(p.m, 1, 1)
+            for i in torch.nonzero(Z.any(1)).flatten().tolist():
+                z, nz = torch.nonzero(Z[i]).flatten(), torch.nonzero(~Z[i]).flatten()
+                self.Q[i][z] = 0.0
+                self.Q[i][z[:, None], nz[None, :]] = -torch.linalg.solve(p.G[z][:, z], p.G[z][:, nz])
+
+    def drive(self, h: torch.Tensor, affine: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+        """(r, v): the residual (less y when not ``affine``: the linear part) and the drive at h."""
+        r = self.p.alpha * (self.p.c @ (self.P * h))
+        if affine:
+            r = r - self.p.y
+        w = r[None, :] * self.P
+        return r, (w if self.Q is None else torch.einsum("iab,ib->ia", self.Q, w))
+
+    def field(self, h: torch.Tensor, affine: bool = True) -> torch.Tensor:
+        """F(h), or its linear part when not ``affine``; exactly 0 on the sliding h_ia."""
+        f = -self.p.rate * self.p.c[:, None] * (self.drive(h, affine)[1] @ self.p.G)
+        return f if self.Q is None else torch.where(self.Z, 0.0, f)
+
+    def margins(self, h: torch.Tensor, up: torch.Tensor, sgn: torch.Tensor, affine: bool = True) -> torch.Tensor:
+        """(3, m, n), all >= 0 while every h_ia keeps its mode: off 0, h_ia on its side; sliding
+        (sgn: the sign of r_a where the piece starts), sgn (v - lo r) and sgn (hi r - v): theta in
+        [lo, hi].  Affine in h; when not ``affine``, its linear part."""
+        r, v = self.drive(h, affine)
+        fill = 1.0 if affine else 0.0
+        side = torch.where(self.Z, fill, torch.where(up, h, -h))
+        if self.Q is None:
+            return side[None]
+        return torch.stack([side, torch.where(self.Z, sgn * (v - self.lo * r), fill),
+                            torch.where(self.Z, sgn * (self.hi * r - v), fill)])
+
+
+def _first_crossing(coef, left: float) -> tuple[int, float]:
+    """coef (5, K): K quartics q(tau) = sum_k coef_k tau^k with q(left) < 0; the index of the one
+    that first goes negative in [0, left] and where (bisection on [a, b] with q(a) >= 0 > q(b), to
+    the last bit of tau)."""
+    def q(t):
+        return coef[0] + t * (coef[1] + t * (coef[2] + t * (coef[3] + t * coef[4])))
+
+    a, b = np.zeros(coef.shape[1]), np.full(coef.shape[1], left)
+    for _ in range(64):
+        mid = 0.5 * (a + b)
+        ok = q(mid) >= 0
+        a, b = np.where(ok, mid, a), np.where(ok, b, mid)
+    k = int(np.argmin(b))
+    return k, float(b[k])
+
+
+def _kink_step(p: Problem, held: _Held, h: torch.Tensor, up: torch.Tensor, Z: torch.Tensor, dt: float, slopes):
+    """One RK4 step of length dt from h on the piecewise-linear flow with the kinks as events
+    (module docstring); ``up`` and ``Z`` (bool, (m, n)): the side each h_ia is held to, and the
+    h_ia held at 0 (sliding); ``held``: their ``_Held``.  Returns (h, held, up, Z)."""
+    left = dt
+    for _ in range(_EVENTS_PER_STEP):
+        d = [held.field(h)]
+        for _k in range(3):
+            d.append(held.field(d[-1], False))
+        end = h + left * (d[0] + left / 2 * (d[1] + left / 3 * (d[2] + left / 4 * d[3])))
+        sgn = None if held.Q is None else torch.where(held.drive(h)[0] >= 0, 1.0, -1.0).to(DTYPE)[None, :]
+        out = held.margins(end, up, sgn) < 0
+        if not bool(out.any()):
+            return end, held, up, Z
+        # RK4 on the affine field is its degree-4 Taylor polynomial h + sum_k tau^k d_k / k!, and
+        # each margin is affine in h: a quartic in tau, whose coefficients are the margins of the d_k
+        coef = [held.margins(h, up, sgn)] + [held.margins(dk, up, sgn, False) / math.factorial(k + 1)
+                                             for k, dk in enumerate(d)]
+        coef = torch.stack(coef).reshape(5, -1)
+        which = torch.nonzero(out.reshape(-1)).flatten()
+        j, tau = _first_crossing(coef[:, which].numpy(), left)
+        kind, idx = divmod(int(which[j]), h.numel())
+        h = h + tau * (d[0] + tau / 2 * (d[1] + tau / 3 * (d[2] + tau / 4 * d[3])))
+        h.view(-1)[idx] = 0.0
+        up, Z = up.clone(), Z.clone()
+        if kind == 0:    # h_ia reached 0: on to the other side, or sliding if that side pushes it back
+            up.view(-1)[idx] = ~up.view(-1)[idx]
+            held = _Held(p, up, Z, slopes)
+            v = float(held.field(h).view(-1)[idx])
+            if (v < 0) if bool(up.view(-1)[idx]) else (v > 0):
+                Z.view(-1)[idx] = True
+                held = _Held(p, up, Z, slopes)
+                # with another h_ib of the neuron already sliding, its theta moves: one pushed out of
+                # [lo, hi] leaves 0 to that end's side (the most violated first)
+                for _k in range(h.shape[1]):
+                    s = torch.where(held.drive(h)[0] >= 0, 1.0, -1.0).to(DTYPE)[None, :]
+                    g = held.margins(h, up, s)[1:]
+                    if bool((g >= 0).all()):
+                        break
+                    end, jdx = divmod(int(torch.argmin(g)), h.numel())
+                    if jdx == idx:
+                        raise ArithmeticError("kink events: a pre-activation pushed into 0 from both sides "
+                                              "with no sigma' in range (not integrated)")
+                    Z.view(-1)[jdx] = False
+                    up.view(-1)[jdx] = slopes[0] == (max(slopes) if end == 1 else min(slopes))
+                    held = _Held(p, up, Z, slopes)
+                else:
+                    raise ArithmeticError("kink events: no sliding set with every sigma' in range (not integrated)")
+        else:            # theta reached lo (kind 1) or hi (kind 2): off 0 to that slope's side
+            Z.view(-1)[idx] = False
+            up.view(-1)[idx] = slopes[0] == (max(slopes) if kind == 2 else min(slopes))
+            held = _Held(p, up, Z, slopes)
+        left -= tau
+        if left <= 0:
+            return h, held, up, Z
+    raise ArithmeticError(f"kink events: more than {_EVENTS_PER_STEP} in one RK4 step of length {dt:g}")
+
+
 def rk4(p: Problem, T: float, steps: int, records: int) -> Trajectory:
-    """Classical RK4 on (11) from h0 over [0, T] with ``steps`` steps, ``records`` + 1 snapshots."""
+    """Classical RK4 on (11) from h0 over [0, T] with ``steps`` steps, ``records`` + 1 snapshots;
+    for a piecewise-linear sigma with the kinks at 0 as events (module docstring)."""
     if steps % records:
         raise ValueError("steps must be a multiple of records")
     dt = T / steps
     h = p.h0.clone()
     times, states = [0.0], [h.clone()]
     every = steps // records
+    slopes = _kink_slopes(p.act)
+    if slopes is not None:
+        # h_ia = 0 at the start: held to the side its field moves it to (below if it stays)
+        Z = torch.zeros_like(h, dtype=torch.bool)
+        up = (h > 0) | ((h == 0) & (_Held(p, h >= 0, Z, slopes).field(h) > 0))
+        held = _Held(p, up, Z, slopes)
     for k in range(1, steps + 1):
-        k1 = velocity(p, h)
-        k2 = velocity(p, h + 0.5 * dt * k1)
-        k3 = velocity(p, h + 0.5 * dt * k2)
-        k4 = velocity(p, h + dt * k3)
-        h = h + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+        if slopes is not None:
+            h, held, up, Z = _kink_step(p, held, h, up, Z, dt, slopes)
+        else:
+            k1 = velocity(p, h)
+            k2 = velocity(p, h + 0.5 * dt * k1)
+            k3 = velocity(p, h + 0.5 * dt * k2)
+            k4 = velocity(p, h + dt * k3)
+            h = h + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
         if k % every == 0:
             times.append(k * dt)
             states.append(h.clone())
