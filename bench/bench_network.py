@@ -5,7 +5,9 @@ default; unit-norm inputs as in Assumption 3.1, W ~ N(0, I), a uniform +-1, y ~ 
 all seeded) it measures
 
   (a) exact E_C[L_C] and E_C[grad_W L_C] in one pass:
-      ``numerics.masking.network.expected_loss_and_grad`` (best of ``--repeat``),
+      ``numerics.masking.network.expected_loss_and_grad`` (best of ``--repeat``); on the CPU
+      also with ``bvn_cdf``'s fast paths as tensors instead of compiled (``bvn._COMPILED =
+      False``: the baseline of the compiled twin, in the same run),
   (b) the baseline: ``numerics.masking.network.monte_carlo`` with ``--masks`` raw mask draws and
       torch autograd, at several batch sizes (``--mc-batches``); its BEST time is the
       baseline (best of ``--repeat`` each),
@@ -20,7 +22,8 @@ of each phase: the process's peak RSS on the CPU (``+phase`` is its increase ove
 state after setup; torch itself is ~0.2 GiB of the peak) and
 ``torch.cuda.max_memory_allocated`` on CUDA, and, for the exact pass, the fraction of its
 exponential bound it reaches (``exp_bound``: the exponentials it evaluates, counted in an
-untimed run, times the ns per ``torch.exp`` element measured in the same process).
+untimed run of the tensor formulation, times the ns per ``torch.exp`` element measured in
+the same process).
 
 Target (issue): exact no slower than the 1000-mask Monte Carlo (ratio <= 1), peak memory
 <= 2 GiB, and m = 1000 within that memory.  Nothing is asserted; the numbers are printed
@@ -42,6 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+from numerics.core import bvn  # noqa: E402
 from numerics.masking import network  # noqa: E402
 import exp_bound  # noqa: E402
 from theory.core.io import write_json  # noqa: E402
@@ -77,6 +81,7 @@ def phase(spec):
         torch.set_num_threads(spec["threads"])
     dev = torch.device(spec["device"])
     cuda = dev.type == "cuda"
+    bvn._COMPILED = not spec.get("tensor", False)
     W, a, X, y = make_data(spec["n"], spec["d"], spec["m"], spec["seed"], dev)
     kappa = spec["kappa"]
 
@@ -121,8 +126,11 @@ def phase(spec):
     peak = peak_rss_gib()
     exps = ns_exp = None
     if spec["kind"] == "exact" and spec["blocks"] == 1:
+        # counted on the tensor fast paths: the compiled twin evaluates the same nodes unseen
+        compiled, bvn._COMPILED = bvn._COMPILED, False
         with exp_bound.count_exps() as cnt:
             run()
+        bvn._COMPILED = compiled
         sync()
         exps, ns_exp = cnt["n"], exp_bound.ns_per_exp(dev, n=(1 << 24) if cuda else None)
     out = {
@@ -180,6 +188,11 @@ def main(argv=None):
     pairs = args.n * args.m * (args.m - 1) // 2
     bound = exp_bound.bound_line("exact pass", ex["exps"], pairs, ex["time_s"], ex["ns_per_exp"])
     print(bound.replace("/point", "/pair"), flush=True)
+    if not cuda:  # the baseline of the compiled fast paths, in the same run
+        tx = rows["exact, tensor"] = in_fresh_process({**common, "kind": "exact", "m": args.m, "blocks": 1,
+                                                       "repeat": args.repeat, "tensor": True})
+        print(f"exact, bvn_cdf's fast paths as tensors (baseline): {tx['time_s']:.3f} s = "
+              f"{tx['time_s'] / ex['time_s']:.2f}x the compiled pass", flush=True)
     for b in batches:
         r = rows[f"mc b={b}"] = in_fresh_process({**common, "kind": "mc", "m": args.m, "masks": args.masks,
                                                  "batch": b, "repeat": args.repeat})

@@ -26,13 +26,18 @@ from test_bvn_kernels import _cancelling_rows, _fast_path_points, fuzz_points_np
 EPS = float(np.finfo(np.float64).eps)
 
 
+def _interior(h, k, rho):
+    """The rows ``bvn._evaluate_chunk`` hands to the fast paths: finite h, k and |rho| < 1."""
+    return torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
+
+
 def _both(h, k, rho, relative, monkeypatch):
     """(P, done) of ``bvn._fast_paths`` compiled and as tensors, on every row."""
     out = []
     for compiled in (True, False):
         monkeypatch.setattr(bvn, "_COMPILED", compiled)
         res = {"P": torch.zeros(h.numel(), dtype=torch.float64)}
-        done = bvn._fast_paths(h, k, rho, torch.ones(h.numel(), dtype=torch.bool), res, relative)
+        done = bvn._fast_paths(h, k, rho, _interior(h, k, rho), res, relative)
         out.append((res["P"], torch.zeros(h.numel(), dtype=torch.bool) if done is None else done))
     return out
 

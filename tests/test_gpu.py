@@ -30,6 +30,27 @@ def _points(n, seed=0):
     return h, k, rho
 
 
+def test_bvn_fast_paths_on_cuda_never_synchronise():
+    """The masked fast paths (``bvn._fast_paths_masked``, what CUDA tensors take) run under
+    ``torch.cuda.set_sync_debug_mode("error")``, which raises on any host synchronisation,
+    and give the CPU's values (relative 1e-13)."""
+    h, k, rho = _points(200_000)
+    interior = torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
+    res = {"P": torch.zeros(h.numel(), dtype=torch.float64)}
+    done = bvn._fast_paths(h, k, rho, interior, res)
+    g = [t.to(CUDA) for t in (h, k, rho, interior)]
+    gres = {"P": torch.zeros(h.numel(), dtype=torch.float64, device=CUDA)}
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        gdone = bvn._fast_paths(*g, gres)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(gdone.cpu(), done)
+    cpu, gpu = res["P"][done], gres["P"].cpu()[done]
+    assert ((gpu - cpu).abs() / cpu.abs().clamp(min=1e-300)).max().item() <= 1e-13
+
+
 @pytest.mark.parametrize("fn", [cf.bvn_cdf, cf.orthant_prob])
 def test_bivariate_kernels_on_cuda_match_cpu(fn):
     h, k, rho = _points(200_000)

@@ -121,6 +121,9 @@ _FAST_P = True
 #: the same routing and rules row by row in numba, ~1.7x less CPU time than the tensor
 #: formulation, which CUDA tensors and ``_COMPILED = False`` use; tests hold the two together).
 _COMPILED = True
+#: Run the fast paths as masks over whole chunks, without host synchronisations
+#: (:func:`_fast_paths_masked`): None = on every device but the CPU; True/False force it.
+_MASKED = None
 _ALPHA_FLOOR = 1e-8
 #: Points evaluated at once: on the CPU a size whose temporaries stay near the caches
 #: (measured: 16k-64k points run alike, smaller chunks pay Python overhead); on a device
@@ -962,9 +965,24 @@ class _Route(NamedTuple):
     rng: torch.Tensor
 
 
-def _fast_p_route(h, k, rho):
+def _route_bounds(h, k, rho, m, lo0, fr, beyond):
+    """The negligible-integral tests of :func:`_fast_p_route` on the given rows: (n0, lb1,
+    n1, nm1) before masking by ``quad``."""
+    e0 = 0.5 * m * m
+    lh, lk = _log_cdf_lower(h), _log_cdf_lower(k)
+    ar = rho.abs()
+    n0 = torch.log(torch.asin(ar) * _INV_2PI) - e0 - lo0 <= lh + lk - _FP_NEGL
+    # from the end point rho = sign(rho): theta-length acos|rho|
+    lb1 = torch.log(torch.acos(ar) * _INV_2PI) - e0 - fr.masked_fill(beyond, 0.0)
+    n1 = ~n0 & (rho > 0) & (lb1 <= torch.minimum(lh, lk) - _FP_NEGL)
+    nm1 = ~n0 & (rho < 0) & (h > -k) & (lb1 <= torch.maximum(lh, lk) - _FP_NEGL)
+    return n0, lb1, n1, nm1
+
+
+def _fast_p_route(h, k, rho, masked=False):
     """Cheap, conservative routing for the fast paths of ``bvn_cdf`` (1-D tensors, only
-    rows with finite h, k and |rho| < 1 are meaningful).  Returns a :class:`_Route`: five
+    rows with finite h, k and |rho| < 1 are meaningful; ``masked``: computed on every row,
+    without a host synchronisation, for :func:`_fast_paths_masked`).  Returns a :class:`_Route`: five
     masks, disjoint but for ``nm1`` and ``jm1`` (a row of both takes the base value if the
     caller's check of nm1 passes, else the rule), the bound lb1 that ``nm1`` is checked
     against, and rng, the range of F over [0, rho] that picks the ``quad`` rule's nodes.
@@ -1017,31 +1035,46 @@ def _fast_p_route(h, k, rho):
     # kappa in the end range [rho, sign(rho)] (or too close to tell)
     beyond = amb | (dh * rho <= 0)
     jm1 = (rho < 0) & ~beyond & (fr >= _FP_JF) & (m <= _FP_JHMAX)
-    n0, n1, nm1 = (torch.zeros_like(quad) for _ in range(3))
-    lb1 = torch.full_like(h, math.inf)
-    # the bounds that need logarithms, only on the rows the rule from 0 does not take
-    i = torch.nonzero(~quad).squeeze(-1)
-    if i.numel():
-        hi, ki, ri = h[i], k[i], rho[i]
-        e0 = 0.5 * m[i] * m[i]
-        lh, lk = _log_cdf_lower(hi), _log_cdf_lower(ki)
-        ar = ri.abs()
-        n0i = torch.log(torch.asin(ar) * _INV_2PI) - e0 - lo0[i] <= lh + lk - _FP_NEGL
-        # from the end point rho = sign(rho): theta-length acos|rho|
-        lb1i = torch.log(torch.acos(ar) * _INV_2PI) - e0 - fr[i].masked_fill(beyond[i], 0.0)
-        jm1i = jm1[i] & ~n0i
-        n0[i], jm1[i], lb1[i] = n0i, jm1i, lb1i
-        n1[i] = ~n0i & (ri > 0) & (lb1i <= torch.minimum(lh, lk) - _FP_NEGL)
-        nm1[i] = ~n0i & (ri < 0) & (hi > -ki) & (lb1i <= torch.maximum(lh, lk) - _FP_NEGL)
+    if masked:  # every row, then only those the rule from 0 does not take (no nonzero)
+        n0, lb1, n1, nm1 = _route_bounds(h, k, rho, m, lo0, fr, beyond)
+        off = ~quad
+        n0, n1, nm1 = n0 & off, n1 & off, nm1 & off
+        lb1 = lb1.masked_fill(quad, math.inf)
+        jm1 = jm1 & ~n0
+    else:  # the bounds that need logarithms, only on the rows the rule from 0 does not take
+        n0, n1, nm1 = (torch.zeros_like(quad) for _ in range(3))
+        lb1 = torch.full_like(h, math.inf)
+        i = torch.nonzero(~quad).squeeze(-1)
+        if i.numel():
+            n0i, lb1i, n1i, nm1i = _route_bounds(h[i], k[i], rho[i], m[i], lo0[i], fr[i], beyond[i])
+            n0[i], lb1[i], n1[i], nm1[i] = n0i, lb1i, n1i, nm1i
+            jm1[i] = jm1[i] & ~n0i
     quad = quad & ~jm1
     return _Route(quad, n0, n1, nm1, jm1, lb1, rng0)
+
+
+def _compiled_module():
+    """``numerics.core.bvn_compiled``, or None where numba is not installed (a device
+    machine's own environment, say): the tensor formulation then serves the CPU too."""
+    global _BC
+    if _BC is None:
+        try:
+            from . import bvn_compiled
+        except ImportError as err:
+            if "numba" not in str(err) and "llvmlite" not in str(err):
+                raise
+            bvn_compiled = False
+        _BC = bvn_compiled
+    return _BC or None
+
+
+_BC = None
 
 
 def _compiled_fast_paths(a1, a2, rho, interior, res, relative):
     """:func:`_fast_paths` by ``numerics.core.bvn_compiled`` (CPU tensors), with this module's
     thresholds and rules passed in as data."""
-    from . import bvn_compiled as bc
-
+    bc = _compiled_module()
     rules = tuple(tuple(t.numpy() for t in nm.gauss_legendre(n, "cpu"))
                   for n in (_FP_N_SMALL, _FP_N, _FP_N_S[0], _FP_N_S[1], _FP_JN, nm._GL_SHORT))
     P, done = bc.fast_paths(a1.numpy(), a2.numpy(), rho.numpy(), interior.numpy(), relative,
@@ -1056,8 +1089,11 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
     (see :func:`_fast_p_route`); returns the mask of the rows done (None if none).
     ``relative=False`` keeps the rows (rho < 0) where the rule's integral cancels against
     Phi(h)Phi(k) by more than _FP_CANCEL, the result clamped at 0 (see ``bvn_cdf``).
-    On the CPU with ``_COMPILED``: :func:`_compiled_fast_paths`."""
-    if _COMPILED and a1.device.type == "cpu":
+    On the CPU with ``_COMPILED``: :func:`_compiled_fast_paths`; on a device (or with
+    ``_MASKED``): :func:`_fast_paths_masked`."""
+    if _masked(a1):
+        return _fast_paths_masked(a1, a2, rho, interior, res, relative)
+    if _COMPILED and a1.device.type == "cpu" and _compiled_module() is not None:
         return _compiled_fast_paths(a1, a2, rho, interior, res, relative)
     quad, n0, n1, nm1, jm1, lb1, rng = _fast_p_route(a1, a2, rho)
     done = torch.zeros_like(interior)
@@ -1096,7 +1132,41 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
     return done if bool(done.any()) else None
 
 
-def _fast_p(h, k, rho, rng):
+def _masked(t) -> bool:
+    """Whether the fast paths run as masks over whole chunks (:func:`_fast_paths_masked`):
+    ``_MASKED`` if set, else on every device but the CPU."""
+    return t.device.type != "cpu" if _MASKED is None else bool(_MASKED)
+
+
+def _fast_paths_masked(a1, a2, rho, interior, res, relative=True):
+    """:func:`_fast_paths` without a host synchronisation: every rule on every row of the
+    chunk, each row's value picked by its route (``torch.where``; no ``nonzero``, no
+    ``.item()``, no data-dependent shapes), the mask of the rows done returned even if
+    empty.  The same formulas on the same rows as the routed version (which computes each
+    only where it is picked), so the values agree but for the summation order of the node
+    sums; on a GPU the ~5x redundant arithmetic is cheaper than the synchronisations."""
+    quad, n0, n1, nm1, jm1, lb1, rng = _fast_p_route(a1, a2, rho, masked=True)
+    n = a1.shape[0]
+    pp = nm.cdf(torch.cat((a1, a2)))
+    ph, pk = pp[:n], pp[n:]
+    base = ph * pk
+    vq = base + _fast_p(a1, a2, rho, rng, masked=True)
+    if relative:
+        okq = ~(base > _FP_CANCEL * vq)
+    else:
+        vq, okq = vq.clamp_min(0.0), torch.ones_like(quad)
+    first = interior & ((quad & okq) | n0 | n1)
+    v = torch.where(quad, vq, torch.where(n1, torch.minimum(ph, pk), base))
+    vm = nm.interval_prob(-a2, a1, masked=True)
+    okm = interior & ~first & nm1 & (lb1 <= torch.log(vm) - _FP_NEGL)
+    dj = interior & ~first & ~okm & jm1
+    v = torch.where(first, v, torch.where(okm, vm, _fast_p_m1(a1, a2, rho, masked=True)))
+    done = first | okm | dj
+    res["P"] = torch.where(done, v, res["P"])
+    return done
+
+
+def _fast_p(h, k, rho, rng, masked=False):
     """The Plackett integral Phi2 - Phi(h)Phi(k) = (1/2pi) int_0^{asin rho} exp(-E(theta))
     dtheta with one Gauss-Legendre rule, E written as H^2/2 + F, |H| >= |K|, H, K = h, k
     or k, h (exp(-H^2/2) via ``normal.exp_half_sq``; no cancellation).  For rho >= 0 it is
@@ -1112,6 +1182,9 @@ def _fast_p(h, k, rho, rng):
       of the integrand are the poles of sech at s = +-i pi/2, at a fixed distance from the
       range [0, atanh rho] however close |rho| is to 1 (in theta the pole of F at
       theta = pi/2 sits acos|rho| beyond the range's end and would spoil any fixed rule).
+
+    ``masked``: every tier's rule on every row, each row keeping its own tier's value
+    (:func:`_fast_paths_masked`).
     """
     out = torch.empty_like(h)
     arho = rho.abs()
@@ -1122,10 +1195,19 @@ def _fast_p(h, k, rho, rng):
         tiers.append(((arho > lo) & (arho <= hi), n, "s"))
         lo = hi
     for sel, n, var in tiers:
+        if masked:
+            out = torch.where(sel, _fast_p_rule(h, k, rho, n, var), out)
+            continue
         i = torch.nonzero(sel).squeeze(-1)
         if i.numel():
             out[i] = _fast_p_rule(h[i], k[i], rho[i], n, var)
     return out
+
+
+def _block(t) -> int:
+    """Rows per (rows x nodes) block of the fixed rules: _FP_BLOCK on the CPU (temporaries
+    near the caches), the whole chunk on a device (one kernel launch per operation)."""
+    return _FP_BLOCK if t.device.type == "cpu" else max(1, t.shape[0])
 
 
 def _fast_p_rule(h, k, rho, n, var):
@@ -1140,8 +1222,9 @@ def _fast_p_rule(h, k, rho, n, var):
     HmK = H - K * torch.sign(rho)
     habs = half.abs()
     s = torch.empty_like(half)
-    for a in range(0, half.shape[0], _FP_BLOCK):
-        b = a + _FP_BLOCK
+    blk = _block(h)
+    for a in range(0, half.shape[0], blk):
+        b = a + blk
         # in-place chains on (rows, nodes) blocks
         t = torch.outer(half[a:b] if var == "theta" else habs[a:b], 1.0 + x)
         if var == "theta":  # exp(-(r H - K)^2 / (2 (1 - r)(1 + r))), r = sin theta
@@ -1160,7 +1243,7 @@ def _fast_p_rule(h, k, rho, n, var):
     return (_INV_2PI * half) * nm.exp_half_sq(H) * s
 
 
-def _fast_p_m1(h, k, rho):
+def _fast_p_m1(h, k, rho, masked=False):
     """Phi2 for rho < 0 from rho = -1: P(-k <= Y <= h) + (1/2pi) int_{-pi/2}^{asin rho}
     exp(-E) dtheta, every term positive, for rows whose exponent excess F(rho) = E(rho) -
     H^2/2 is >= _FP_JF with the peak kappa = K/H outside [-1, rho] (``jm1`` of
@@ -1189,8 +1272,9 @@ def _fast_p_m1(h, k, rho):
     x, w = nm.gauss_legendre(_FP_JN, h.device, h.dtype)
     pq = p * q
     s = torch.empty_like(half)
-    for a in range(0, half.shape[0], _FP_BLOCK):
-        b = a + _FP_BLOCK
+    blk = _block(h)
+    for a in range(0, half.shape[0], blk):
+        b = a + blk
         # in-place chain on (rows, nodes) blocks
         dD = torch.outer(half[a:b], 1.0 + x)  # D - D_U
         D = dD + DU[a:b, None]
@@ -1200,7 +1284,7 @@ def _fast_p_m1(h, k, rho):
         f.mul_(u).div_(R.mul_(u.mul_(u).add_(1.0)))  # ... u / (R (1 + u^2))
         s[a:b] = f @ w
     J = (2.0 * _INV_2PI * half) * nm.exp_half_sq(H) * torch.exp(-fh) * (1.0 - fl) * s
-    return nm.interval_prob(-k, h) + J
+    return nm.interval_prob(-k, h, masked=masked) + J
 
 
 # ----------------------------------------------------------------------- public API

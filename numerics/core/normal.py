@@ -326,7 +326,7 @@ def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int) -> torch.T
     return torch.where(valid, out, z)
 
 
-def interval_prob(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def interval_prob(a: torch.Tensor, b: torch.Tensor, *, masked: bool = False) -> torch.Tensor:
     """P(a < Y <= b) for Y ~ N(0,1), a <= b (0 if a >= b); a = -inf and b = +inf allowed.
 
     Relatively accurate for short intervals (Gauss-Legendre on the density, used when
@@ -335,6 +335,8 @@ def interval_prob(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     a >= 0, 1 - Phi(a) - Phic(b) across 0; outside the short zone the subtracted part is
     at most e^-2 of the first, so at most a factor ~1.2 is lost).
     Phi_2(h, k; -1) = interval_prob(-k, h).
+    ``masked``: the short-interval rule on every element, picked by ``torch.where`` (no
+    ``nonzero``: no host synchronisation on a device; the same values).
     """
     a, b = torch.broadcast_tensors(a, b)
     valid = a < b
@@ -347,6 +349,10 @@ def interval_prob(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     d = hi - lo
     short = valid & torch.isfinite(d) & (d <= 2.5) & (d * lo.abs() <= 4.0)
     out = direct
+    if masked:
+        zero = torch.zeros_like(lo)
+        (gl,) = _short_gl_moments(torch.where(short, lo, zero), torch.where(short, hi, zero), [(0, 0)])
+        return torch.where(valid, torch.where(short, gl, out), zero)
     idx = torch.nonzero(short.reshape(-1)).squeeze(-1)
     if idx.numel():
         A = lo.reshape(-1)[idx]
