@@ -21,14 +21,9 @@ import torch
 from numerics.core import bvn, bvn_compiled as bc, ddarith as dd
 from numerics.core import normal as nm
 
-from test_bvn_kernels import _cancelling_rows, _fast_path_points, fuzz_points_np
+from test_bvn_kernels import fast_path_mix, interior as _interior
 
 EPS = float(np.finfo(np.float64).eps)
-
-
-def _interior(h, k, rho):
-    """The rows ``bvn._evaluate_chunk`` hands to the fast paths: finite h, k and |rho| < 1."""
-    return torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
 
 
 def _both(h, k, rho, relative, monkeypatch):
@@ -44,10 +39,7 @@ def _both(h, k, rho, relative, monkeypatch):
 
 @functools.lru_cache(maxsize=1)
 def _points():
-    pts = np.concatenate([fuzz_points_np(100000, 11), np.array(_fast_path_points())])
-    h, k, rho = (torch.from_numpy(np.ascontiguousarray(pts[:, i])) for i in range(3))
-    ch, ck, cr, *_ = _cancelling_rows(12000, 5)
-    return torch.cat((h, ch)), torch.cat((k, ck)), torch.cat((rho, cr))
+    return fast_path_mix(100000, 11, 12000, 5)
 
 
 @pytest.mark.parametrize("relative", [True, False])

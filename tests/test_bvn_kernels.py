@@ -646,6 +646,21 @@ def _cancelling_rows(n, seed):
     return h[sel], k[sel], rho[sel], h[~sel], k[~sel], rho[~sel]
 
 
+def interior(h, k, rho):
+    """The rows ``bvn._evaluate_chunk`` hands to the fast paths: finite h, k and |rho| < 1."""
+    return torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
+
+
+def fast_path_mix(n_fuzz, seed_fuzz, n_cancel, seed_cancel):
+    """(h, k, rho) tensors: ``fuzz_points_np(n_fuzz, seed_fuzz)``, the fast paths' own points
+    (``_fast_path_points``) and the cancelling rows of ``_cancelling_rows(n_cancel, ...)``,
+    for comparing implementations of the fast paths row by row."""
+    pts = np.concatenate([fuzz_points_np(n_fuzz, seed_fuzz), np.array(_fast_path_points())])
+    h, k, rho = (torch.from_numpy(np.ascontiguousarray(pts[:, i])) for i in range(3))
+    ch, ck, cr, *_ = _cancelling_rows(n_cancel, seed_cancel)
+    return torch.cat((h, ch)), torch.cat((k, ck)), torch.cat((rho, cr))
+
+
 def test_absolute_mode_only_changes_the_cancelling_rows():
     """``bvn_cdf(..., relative=False)``: rows outside the cancelling set are bit for bit the
     default's; on the cancelling rows the difference from the (relatively accurate) default

@@ -14,21 +14,13 @@ import torch
 from numerics.core import bvn
 from numerics.core import normal as nm
 
-from test_bvn_kernels import _cancelling_rows, _fast_path_points, fuzz_points_np
+from test_bvn_kernels import fast_path_mix, interior as _interior
 
 EPS = float(np.finfo(np.float64).eps)
 
 
-def _interior(h, k, rho):
-    """The rows ``bvn._evaluate_chunk`` hands to the fast paths: finite h, k and |rho| < 1."""
-    return torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
-
-
 def _points():
-    pts = np.concatenate([fuzz_points_np(60000, 13), np.array(_fast_path_points())])
-    h, k, rho = (torch.from_numpy(np.ascontiguousarray(pts[:, i])) for i in range(3))
-    ch, ck, cr, *_ = _cancelling_rows(6000, 7)
-    return torch.cat((h, ch)), torch.cat((k, ck)), torch.cat((rho, cr))
+    return fast_path_mix(60000, 13, 6000, 7)
 
 
 @pytest.mark.parametrize("relative", [True, False])
