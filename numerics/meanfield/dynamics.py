@@ -346,12 +346,12 @@ def _kink_step(p: Problem, held: _Held, h: torch.Tensor, up: torch.Tensor, Z: to
                     g = held.margins(h, up, s)[1:]
                     if bool((g >= 0).all()):
                         break
-                    end, jdx = divmod(int(torch.argmin(g)), h.numel())
+                    bound, jdx = divmod(int(torch.argmin(g)), h.numel())   # 0: theta at lo, 1: at hi
                     if jdx == idx:
                         raise ArithmeticError("kink events: a pre-activation pushed into 0 from both sides "
                                               "with no sigma' in range (not integrated)")
                     Z.view(-1)[jdx] = False
-                    up.view(-1)[jdx] = slopes[0] == (max(slopes) if end == 1 else min(slopes))
+                    up.view(-1)[jdx] = slopes[0] == (max(slopes) if bound == 1 else min(slopes))
                     held = _Held(p, up, Z, slopes)
                 else:
                     raise ArithmeticError("kink events: no sliding set with every sigma' in range (not integrated)")
