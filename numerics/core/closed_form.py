@@ -28,6 +28,17 @@ the matrix is ~1e-146): ||M - M_exact||_F <= 1e-13 ||M_exact||_F plus (d + 2) ep
 sensitivity of M to the rounding of a = 1^T u/(kappa ||u||), ~a^2 in the lower tail and ~3 over
 the standardised width in a narrow antiparallel wedge (that rounding is not corrected); u, v
 are used through their directions only (``_binary_scaled``).
+
+Where the scaled kernels' relative promise ends: ``relu_moment2`` = s1 s2 M and ``orthant_first``
+= s1 N1 take the standardised orthant moments M(a1, a2; rho), N1 from ``numerics.core.bvn`` as
+float64 numbers, so where M (N1) is below the smallest normal float64 (2.2e-308) it carries only
+a subnormal's absolute precision, while s1 s2 M (s1 N1) may be a normal number (s_i > 1).  The
+promise is then |E - E_exact| <= 1e-13 |E_exact| + s1 s2 2^-1074 (s1 2^-1074 for orthant_first):
+relative where M >= 2.2e-308, one unit of the smallest subnormal, scaled, below (measured: half
+a unit, the rounding of M to the subnormal grid; e.g. a1 = a2 = -26.7, rho = 0, s = 1e6:
+7.7258176e-305, 1.1e-8 relative); below 2^-1075, M and the result are 0 (a1 = a2 = -37,
+rho = 1/2, s = 1e100: 0, exactly 2.1e-203).  Relative accuracy there needs M from ``bvn`` with
+its binary exponent apart (verify/masking/test_s4_gaussian_property.py pins both sides).
 """
 from __future__ import annotations
 
@@ -258,7 +269,9 @@ def _orthant_first(mu1, mu2, s1, s2, rho):
 
 
 def orthant_first(mu1, mu2, s1, s2, rho):
-    """E[z1 1{z1 >= 0, z2 >= 0}] (Rosenbaum 1961): mu1 P + s1 (varphi(a1) Phi(b2) + rho varphi(a2) Phi(b1))."""
+    """E[z1 1{z1 >= 0, z2 >= 0}] (Rosenbaum 1961): mu1 P + s1 (varphi(a1) Phi(b2) + rho varphi(a2) Phi(b1)).
+
+    Accuracy: as ``relu_moment2``'s, with s1 N1 for s1 s2 M (error <= 1e-13 |E| + s1 2^-1074)."""
     args, back = _bivariate_args(mu1, mu2, s1, s2, rho)
     return back(check_finite_result("orthant_first", _orthant_first(*args)))
 
@@ -270,6 +283,10 @@ def relu_moment2(mu1, mu2, s1, s2, rho):
     + mu2 s1 varphi(a1) Phi(b2) + s1 s2 q varphi(a1) varphi(b2).  When constraint 1 is
     inactive (a1 > 39, or s1 = 0 with mu1 >= 0), E[Y1 h(Y2)] = rho E[h'(Y2)] gives
     mu1 relu_moment1(mu2, s2) + rho s1 s2 Phi(a2), and symmetrically.
+
+    Accuracy: 1e-13 relative where M >= 2.2e-308 (the smallest normal float64); below, M is a
+    subnormal and the error is <= 1e-13 |E_1| + s1 s2 2^-1074 however large s1 s2 M is (module
+    docstring, "Where the scaled kernels' relative promise ends").
     """
     (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
     a1, a2, _, _, M = _orthant(mu1, mu2, s1, s2, rho)

@@ -169,6 +169,59 @@ def test_increasing_in_correlation(examples):
     check()
 
 
+#: the scaled kernels' stated contract where the standardised moment M (N1) from bvn is subnormal but
+#: s1 s2 M (s1 N1) is not (closed_form's module docstring): 1e-13 relative + one unit of the smallest
+#: subnormal, scaled
+SUBNORMAL_UNIT = 2.0**-1074
+#: (name, mu1, mu2, s1, s2, rho, M or N1 normal?) on both sides of the boundary M = 2.2e-308
+SUBNORMAL_SIDES = [
+    ("relu_moment2", -26.3e6, -26.3e6, 1e6, 1e6, 0.0, True),      # M = 1.3e-307: relative holds
+    ("relu_moment2", -26.7e6, -26.7e6, 1e6, 1e6, 0.0, False),     # M = 7.7e-317: 1.1e-8 relative
+    ("relu_moment2", -37e100, -37e100, 1e100, 1e100, 0.5, False),  # M rounds to 0: 0 for 2.1e-203
+    ("orthant_first", -26.8e10, -26.8e10, 1e10, 1e10, 0.0, False),  # N1 = 9.7e-318: 6.2e-8 relative
+]
+
+
+def _subnormal_contract(name, mu1, mu2, s1, s2, rho):
+    """(|E - E_exact|, the contract's bound, relative error, E, E_exact) against the mpmath reference."""
+    got = float(getattr(cf, name)(mu1, mu2, s1, s2, rho))
+    exact = getattr(ref, name)(mu1, mu2, s1, s2, rho, dps=20)
+    scale = s1 * (s2 if name == "relu_moment2" else 1.0)
+    err = abs(mp.mpf(got) - exact)
+    return float(err), 1e-13 * float(abs(exact)) + scale * SUBNORMAL_UNIT, float(err / abs(exact)), got, float(exact)
+
+
+@pytest.mark.statement("lemma.relu_moment2")
+@pytest.mark.parametrize("name, mu1, mu2, s1, s2, rho, normal", SUBNORMAL_SIDES,
+                         ids=["M-normal", "M-subnormal", "M-underflows", "N1-subnormal"])
+def test_scaled_moments_subnormal_contract(name, mu1, mu2, s1, s2, rho, normal):
+    """relu_moment2 = s1 s2 M and orthant_first = s1 N1 with M, N1 float64 from bvn: relative accuracy
+    (1e-13) where M is a normal float64, and where it is subnormal -- though the value itself is a normal
+    number -- only the contract's absolute term s1 s2 2^-1074: the relative error there is far above
+    1e-13 (the boundary is real: a bvn returning scaled moments would move it, and this would say so)."""
+    err, bound, rel, got, exact = _subnormal_contract(name, mu1, mu2, s1, s2, rho)
+    assert abs(exact) >= TINY, "the value itself must be a normal float64 here"
+    assert err <= bound, f"{name}: error {err:.3g} > contract {bound:.3g} (got {got!r}, exact {exact!r})"
+    if normal:
+        assert rel <= 1e-13, f"{name}: relative error {rel:.3g} where M is normal"
+    else:
+        assert rel > 1e-13, f"{name}: relative error {rel:.3g}: M subnormal no longer costs accuracy"
+
+
+@pytest.mark.slow  # ~0.5 s of mpmath per example
+@pytest.mark.statement("lemma.relu_moment2")
+@settings(max_examples=budget(20))
+@given(a1=st.floats(-27.5, -26.0), a2=st.floats(-40.0, 5.0), rho=st.floats(-0.95, 0.95),
+       log_s1=st.floats(0.0, 100.0), log_s2=st.floats(0.0, 100.0))
+@example(a1=-26.7, a2=-26.7, rho=0.0, log_s1=6.0, log_s2=6.0)
+def test_relu_moment2_subnormal_contract_property(a1, a2, rho, log_s1, log_s2):
+    """Across the boundary (M from ~1e-300 down to 0) with s1, s2 up to 1e100: |E_1 - exact| <=
+    1e-13 |exact| + s1 s2 2^-1074 against the mpmath reference."""
+    s1, s2 = 10.0**log_s1, 10.0**log_s2
+    err, bound, _, got, exact = _subnormal_contract("relu_moment2", a1 * s1, a2 * s2, s1, s2, rho)
+    assert err <= bound, f"error {err:.3g} > contract {bound:.3g} (got {got!r}, exact {exact!r})"
+
+
 # ------------------------------------------------------------ lemma.mask_moment1
 #: the mask moments' promise (README, test_s4_gaussian_fast.MASK): normwise relative accuracy
 MASK_NORMWISE = Tol(1e-13, why="the mask moments are promised accurate normwise, ||M - M_exact|| <= 1e-13 ||M_exact||")
