@@ -62,12 +62,22 @@ def check_rows(rows, got, key, tol, what):
     assert worst <= tol, f"{what} {key}: relative error {worst:.3e} > {tol:g} at (h, k, rho, got, exact) = {where}"
 
 
+@pytest.fixture(params=["compiled", "tensor", "masked"])
+def fast_paths(request, monkeypatch):
+    """Each implementation of bvn_cdf's fast paths on the CPU: compiled (the default), the routed
+    tensors (``_COMPILED = False``) and the sync-free masks CUDA runs (``_MASKED = True``), so that
+    a mutant of any of them meets the references."""
+    monkeypatch.setattr(bvn, "_COMPILED", request.param == "compiled")
+    monkeypatch.setattr(bvn, "_MASKED", request.param == "masked")
+    return request.param
+
+
 def columns(rows, *names):
     return [t([r[n] for r in rows]) for n in names]
 
 
 @pytest.mark.parametrize("key", list(KEYS))
-def test_each_function_against_the_raw_definition(key):
+def test_each_function_against_the_raw_definition(key, fast_paths):
     rows = TABLE["points"]
     h, k, rho = columns(rows, "h", "k", "rho")
     check_rows(rows, KEYS[key](h, k, rho), key, MEASURED, "alone")
@@ -82,7 +92,7 @@ def test_orthant_moments_against_the_raw_definition():
         check_rows(rows, out[key], key, MEASURED, "together")
 
 
-def test_each_point_alone_as_python_floats():
+def test_each_point_alone_as_python_floats(fast_paths):
     """Scalars in, 0-d float64 tensors out, and a row's value does not depend on its batch
     (the routing of bvn_cdf's fast paths is per batch): every point evaluated alone from
     Python floats is as accurate (Phi2 at every point, the moments at every third)."""
@@ -122,7 +132,7 @@ def test_accurate_q_near_rho_pm1(key):
     check_rows(rows, bvn.orthant_moments(h, k, rho, q=q)[key], key, MEASURED, "q together")
 
 
-def test_absolute_mode_on_cancelling_rows():
+def test_absolute_mode_on_cancelling_rows(fast_paths):
     """relative=False: within 1e-14 Phi(h)Phi(k) of the reference (Phi by mpmath), never
     negative; on the table's points within MEASURED Phi2 + 1e-14 Phi(h)Phi(k) (rows that do not
     cancel are computed as with relative=True, the others are held to the absolute bound)."""
@@ -181,7 +191,7 @@ def test_infinite_arguments_are_the_marginals(rho):
     assert both["N1"].tolist()[1:] == [0.0, 0.0] and both["M11"].tolist()[1:] == [0.0, 0.0]
 
 
-def test_sheppard_at_the_origin():
+def test_sheppard_at_the_origin(fast_paths):
     """Phi2(0, 0; rho) = 1/4 + asin(rho)/(2 pi), for rho over (-1, 1) and at +-1."""
     rhos = [-1.0, -0.9999999, -0.97, -0.5, -1e-9, 0.0, 1e-9, 0.3, 0.9, 0.99999999, 1.0]
     got = bvn.bvn_cdf(t([0.0] * len(rhos)), t([0.0] * len(rhos)), t(rhos)).tolist()
