@@ -27,7 +27,9 @@ from verify.profiles import load_profile
 MARKERS = (
     "slow: high precision references and large Monte Carlo (run with -m slow)",
     "gpu: needs a CUDA device",
-    "statement(id): the catalogue statement a test witnesses (short id inside its pack)",
+    "statement(id, ...): the catalogue statements a test witnesses (short ids inside its pack)",
+    "reading(id, refutes=False): the reading of a reconstructed statement a test witnesses (refutes=True: "
+    "the test passes by exhibiting that reading's counterexample)",
     "witness(kind): which witness a test is (symbolic, reference, certified, fast, montecarlo, property, "
     "dynamics, latex)",
     "property: runs Hypothesis (set on @given tests by the plugin, by hand on tests with a campaign inside); "
@@ -56,11 +58,20 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    ids = tuple(dict.fromkeys(m.args[0] for m in item.iter_markers("statement")))
+    for m in item.iter_markers("statement"):
+        if not m.args or m.kwargs or not all(isinstance(a, str) and a for a in m.args):
+            raise pytest.UsageError(f"{item.nodeid}: statement(...) takes one or more statement ids, got "
+                                    f"{m.args!r} {m.kwargs!r}")
+    ids = tuple(dict.fromkeys(a for m in item.iter_markers("statement") for a in m.args))
     wi = item.get_closest_marker("witness")
     if ids and wi:
         item.user_properties.append(("statements", ids))
         item.user_properties.append(("witness", wi.args[0]))
+    rd = item.get_closest_marker("reading")
+    if rd is not None:
+        if len(rd.args) != 1 or set(rd.kwargs) - {"refutes"}:
+            raise pytest.UsageError(f"{item.nodeid}: reading(id, refutes=False) takes one reading id")
+        item.user_properties.append(("reading", (rd.args[0], bool(rd.kwargs.get("refutes", False)))))
 
 
 @pytest.fixture
@@ -78,11 +89,18 @@ def one_torch_thread():
 def record(request):
     """Record a witness's measured figures for the check table.
 
-    ``record(error=..., digits=..., ratio=..., detail=...)``; repeated calls keep the worst
-    error (largest), the fewest digits and the largest ratio.
+    ``record(error=..., digits=..., ratio=..., detail=..., judged=...)``; repeated calls keep
+    the worst error (largest), the fewest digits and the largest ratio, and add up ``judged``:
+    the number of points (examples, times along a flow) at which the witness actually judged
+    the claim.  A dynamics or campaign witness records it; one that passed with ``judged=0``
+    (every point skipped or unresolved) judged nothing and does not count as evidence.
     """
-    def _record(*, error=None, digits=None, ratio=None, detail=None):
+    def _record(*, error=None, digits=None, ratio=None, detail=None, judged=None):
         props = dict(request.node.user_properties)
+        if judged is not None:
+            if int(judged) < 0:
+                raise ValueError(f"judged must be >= 0, got {judged}")
+            props["judged"] = props.get("judged", 0) + int(judged)
         if error is not None:
             props["error"] = max(float(error), props.get("error", float("-inf")))
         if digits is not None:

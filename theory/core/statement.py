@@ -100,17 +100,39 @@ class Equation:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reading of a reconstructed statement: what the surviving words assert when read
+    this way.  ``strength`` orders the readings of one statement (a larger number asserts
+    more: "for all C1 >= c" over "for some C1").  Tests witness a reading with
+    ``@pytest.mark.reading(id)`` (the reading holds when they pass) or
+    ``@pytest.mark.reading(id, refutes=True)`` (they pass by exhibiting its counterexample);
+    the check table reports the strongest reading that holds and the weakest that fails."""
+
+    id: str
+    asserts: str
+    strength: int
+
+
+@dataclass(frozen=True)
 class Provenance:
     """Where a statement's text comes from: ``printed`` (as the paper prints it) or
     reconstructed from ``passage`` (where the source text is lost, the statement is rebuilt,
-    in its weakest form the proofs need, from how the named passage uses it)."""
+    in its weakest form the proofs need, from how the named passage uses it).  A
+    reconstruction lists the ``words`` that survive and the ``readings`` they admit."""
 
     printed: bool = True
     passage: str = ""
+    words: str = ""
+    readings: tuple[Reading, ...] = ()
 
     def __post_init__(self):
         if not self.printed and not self.passage:
             raise ValueError("a reconstructed statement must name the passage it was rebuilt from")
+        if self.printed and self.readings:
+            raise ValueError("only a reconstructed statement has readings")
+        ids = [r.id for r in self.readings]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"duplicate reading ids {ids}")
 
     def describe(self) -> str:
         return "as printed" if self.printed else f"reconstructed from {self.passage}"
@@ -119,8 +141,8 @@ class Provenance:
 AS_PRINTED = Provenance()
 
 
-def reconstructed(passage: str) -> Provenance:
-    return Provenance(printed=False, passage=passage)
+def reconstructed(passage: str, *, words: str = "", readings: tuple[Reading, ...] = ()) -> Provenance:
+    return Provenance(printed=False, passage=passage, words=words, readings=tuple(readings))
 
 
 @dataclass(frozen=True)
@@ -137,6 +159,12 @@ class Statement:
     notes: str = ""
     tags: tuple[str, ...] = field(default_factory=tuple)
     provenance: Provenance = AS_PRINTED
+    #: where an evidential witness runs when the default tier of ``pytest verify/`` has none
+    #: (a tier, "slow tier: pytest verify/<pack> -m slow -k ...", or a command); the verdict
+    #: is then "not checked in this tier" and names it
+    checked_in: str = ""
+    #: why no evidential witness exists at all (the verdict "not checked" gives this reason)
+    not_checked: str = ""
 
     def equation(self, label: str) -> Equation:
         for eq in self.equations:
