@@ -12,6 +12,8 @@ repository or in another distribution -- run the same way:
   products, where threads only add contention, also outside xdist);
 - copies each test's statement and witness markers into its report's ``user_properties``,
   so that ``maskverify check`` can tabulate results that come back from xdist workers;
+- runs ``pytest`` as typed on every core (``-n auto``) when no ``-n`` is given, and says so in
+  its header line (``-n 0``: serial);
 - gives each xdist worker one torch thread: ``-n auto`` already runs one worker per core,
   and two threads per worker oversubscribe the cores (measured under load: a 500 x 500
   ``eigvalsh`` took 10 s with 2 threads per worker against 0.09 s with 1).
@@ -19,10 +21,13 @@ repository or in another distribution -- run the same way:
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
 from verify.profiles import load_profile
+
+_AUTO_WORKERS = pytest.StashKey[bool]()
 
 MARKERS = (
     "slow: high precision references and large Monte Carlo (run with -m slow)",
@@ -35,6 +40,44 @@ MARKERS = (
     "property: runs Hypothesis (set on @given tests by the plugin, by hand on tests with a campaign inside); "
     "python bench/deep_profile.py runs them all under the deep profile",
 )
+
+
+#: options that mean the user chose whether pytest-xdist runs (``--dist`` alone does not: the
+#: repository's addopts name a ``--dist`` mode, which takes effect only with ``-n``)
+_XDIST_CHOSEN = ("-n", "--numprocesses", "--tx", "--collect-only", "--co", "--pdb", "--trace")
+
+
+def _typed_by_a_user(early_config) -> bool:
+    """True for ``pytest ...`` / ``python -m pytest ...`` typed on a command line: not an
+    in-process ``pytest.main()`` (checkrun, mutmut), not a worker or a subprocess of one."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or os.environ.get("MASKVERIFY_NO_AUTO_WORKERS"):
+        return False
+    prog = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return prog in ("pytest", "py.test", "__main__.py") and list(early_config.invocation_params.args) == sys.argv[1:]
+
+
+def pytest_load_initial_conftests(early_config, parser, args):
+    """``pytest`` as a user types it runs on every core (pytest-xdist ``-n auto``) unless the
+    command line or the addopts say how to distribute (``-n 0`` for a serial run); the header
+    line says so.  Runs from code (``pytest.main``), inside xdist workers, or with
+    ``MASKVERIFY_NO_AUTO_WORKERS=1`` are left as they are."""
+    given = any(a == opt or a.startswith(opt + "=") or (opt == "-n" and a.startswith("-n") and len(a) > 2)
+                for a in args for opt in _XDIST_CHOSEN)
+    blocked = any(a in ("no:xdist", "-pno:xdist") for a in args)
+    if given or blocked or not _typed_by_a_user(early_config):
+        return
+    try:
+        import xdist  # noqa: F401
+    except ImportError:
+        return
+    args[:0] = ["-n", "auto"]
+    early_config.stash[_AUTO_WORKERS] = True
+
+
+def pytest_report_header(config):
+    if config.stash.get(_AUTO_WORKERS, False):
+        return ["maskverify: every core by default (pytest-xdist -n auto, no -n given); -n 0 runs serially"]
+    return None
 
 
 def pytest_configure(config):
@@ -72,6 +115,19 @@ def pytest_runtest_setup(item):
         if len(rd.args) != 1 or set(rd.kwargs) - {"refutes"}:
             raise pytest.UsageError(f"{item.nodeid}: reading(id, refutes=False) takes one reading id")
         item.user_properties.append(("reading", (rd.args[0], bool(rd.kwargs.get("refutes", False)))))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that passed having recorded ``judged=0`` judged nothing: it is reported as
+    skipped ("not checked: judged nothing"), so that neither pytest's summary nor a verdict
+    counts it as a pass (DESIGN.md, "Verdicts")."""
+    report = yield
+    if call.when == "call" and report.passed and dict(item.user_properties).get("judged", None) == 0:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           "Skipped: not checked: the witness judged nothing (it recorded judged=0)")
+    return report
 
 
 @pytest.fixture

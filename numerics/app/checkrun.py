@@ -33,6 +33,8 @@ class WitnessResult:
     ratio: float | None = None
     detail: str | None = None
     message: str | None = None
+    judged: int | None = None  # points the witness judged (record(judged=...)); None: not recorded
+    reading: tuple[str, bool] | None = None  # (reading id, refutes) of a reconstructed statement
 
 
 @dataclass
@@ -44,6 +46,7 @@ class Row:
     digits: float | None = None
     ratio: float | None = None
     provenance: str = "as printed"
+    verdict: object = None  # verdicts.Verdict, set by ``judge_rows``
 
     def add(self, r: WitnessResult) -> None:
         counts = self.cells.setdefault(r.witness, defaultdict(int))
@@ -124,6 +127,7 @@ class _Collector:
         pack = self.pack_of(report.nodeid)
         ids = props.get("statements") or ("(unmarked)",)
         wi = props.get("witness", "other")
+        reading = props.get("reading")
         msg = None
         if report.failed and report.longrepr is not None:
             msg = str(getattr(report.longrepr, "reprcrash", None) or report.longrepr).splitlines()[-1][:300]
@@ -131,7 +135,8 @@ class _Collector:
             qualified = st if pack is None or st == "(unmarked)" else pack.paper.qualify(st)
             self.results.append(WitnessResult(report.nodeid, qualified, wi, outcome, report.duration,
                                               props.get("error"), props.get("digits"), props.get("ratio"),
-                                              props.get("detail"), msg))
+                                              props.get("detail"), msg, props.get("judged"),
+                                              tuple(reading) if reading else None))
 
     def pytest_sessionfinish(self):
         if self.bar is not None:
@@ -155,27 +160,14 @@ def run(packs=None, deep: bool = False, select: str | None = None, progress: boo
     from numerics.core import registry
 
     chosen = registry.select(None) if packs is None else list(packs)
-    dirs = {p.id: Path(p.verify_dir).resolve() for p in chosen}
-    missing = [f"{pid}: {d}" for pid, d in dirs.items() if not d.is_dir()]
-    if missing:
-        raise FileNotFoundError("witness folder missing for " + "; ".join(missing))
-    root = Path(os.path.commonpath([str(d) for d in dirs.values()] + [str(Path.cwd())]))
-
-    def pack_of(nodeid: str):
-        path = (root / nodeid.split("::")[0]).resolve()
-        for p in chosen:
-            if dirs[p.id] == path or dirs[p.id] in path.parents:
-                return p
-        return None
-
+    dirs, root, pack_of = _pack_locator(chosen)
     if deep:
         os.environ.setdefault("MASKVERIFY_PROFILE", "deep")
     workers = default_workers() if workers is None else workers
     args = [*map(str, dirs.values()), "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-o", "addopts=", "--strict-markers", "--continue-on-collection-errors",
             "-m", "not gpu" if deep else "not slow and not gpu"]
-    if workers > 1:
-        args += ["-n", str(workers)]
+    args += ["-n", str(workers) if workers > 1 else "0"]
     if select:
         args += ["-k", select]
     args += list(extra_args)
@@ -203,21 +195,155 @@ def table(results: list[WitnessResult], packs=None) -> list[Row]:
     return list(rows.values())
 
 
+class _Inventory:
+    """Collects (without running) every marked witness test and the tier its markers put it in."""
+
+    def __init__(self, pack_of):
+        self.pack_of = pack_of
+        self.items: list[tuple[str, str, str, str]] = []  # (qualified statement, witness, tier, node id)
+
+    def pytest_collection_finish(self, session):
+        for item in session.items:
+            ids = tuple(dict.fromkeys(a for m in item.iter_markers("statement") for a in m.args))
+            wi = item.get_closest_marker("witness")
+            rd = item.get_closest_marker("reading")
+            if not ids or wi is None or (rd is not None and rd.kwargs.get("refutes")):
+                continue
+            tier = "gpu tier" if item.get_closest_marker("gpu") else "slow tier" if item.get_closest_marker("slow") \
+                else "default tier"
+            pack = self.pack_of(item.nodeid)
+            for st in ids:
+                qualified = st if pack is None else pack.paper.qualify(st)
+                self.items.append((qualified, wi.args[0], tier, item.nodeid))
+
+
+def _pack_locator(chosen):
+    dirs = {p.id: Path(p.verify_dir).resolve() for p in chosen}
+    missing = [f"{pid}: {d}" for pid, d in dirs.items() if not d.is_dir()]
+    if missing:
+        raise FileNotFoundError("witness folder missing for " + "; ".join(missing))
+    root = Path(os.path.commonpath([str(d) for d in dirs.values()] + [str(Path.cwd())]))
+
+    def pack_of(nodeid: str):
+        path = (root / nodeid.split("::")[0]).resolve()
+        for p in chosen:
+            if dirs[p.id] == path or dirs[p.id] in path.parents:
+                return p
+        return None
+
+    return dirs, root, pack_of
+
+
+def inventory(packs) -> list[tuple[str, str, str, str]]:
+    """Every evidential-or-not witness test of ``packs`` in every tier, collected without
+    running (a few seconds): (qualified statement, witness, tier, node id).  Refuting tests
+    of a reading are left out: they are no witness for the statement."""
+    dirs, root, pack_of = _pack_locator(list(packs))
+    inv = _Inventory(pack_of)
+    args = [*map(str, dirs.values()), "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:xdist", "-o", "addopts=", "--collect-only"]
+    code = pytest.main(args, plugins=[inv])
+    if int(code) not in (0, 5):
+        raise RuntimeError(f"collecting the witnesses failed (pytest exit code {int(code)})")
+    return inv.items
+
+
+def elsewhere(items, statement: str, tier_run: set[str], campaigns=()) -> list:
+    """The evidential witnesses of ``statement`` outside the tiers that ran (``tier_run``, e.g.
+    {"default tier"}), and the campaigns of it that were not run (``campaigns``: their
+    qualified ids), as ``verdicts.Elsewhere``."""
+    from . import verdicts
+
+    out = [verdicts.Elsewhere(tier, nodeid) for st, wi, tier, nodeid in items
+           if st == statement and wi in verdicts.EVIDENTIAL and tier not in tier_run]
+    pack = statement.split(":")[0]
+    out += [verdicts.Elsewhere("campaign", f"maskverify fuzz --paper {pack} --campaign {c.split(':', 1)[1]}")
+            for c in campaigns]
+    return out
+
+
+def judge_rows(rows: list[Row], results: list[WitnessResult], packs, *, deep: bool = False, items=None,
+               errata=None, runs=()) -> None:
+    """Set each row's ``verdict`` (``verdicts.judge``): from its results in this run, the pack's
+    errata (``{pack id: [Erratum]}``; loaded when None), the campaigns run (``runs``:
+    ``report.CampaignRun``; those not run count as witnesses elsewhere) and the inventory
+    ``items`` of other tiers (collected when None)."""
+    from numerics.core import errata as errata_data
+
+    from . import verdicts
+
+    packs = list(packs)
+    items = inventory(packs) if items is None else items
+    errata = {p.id: errata_data.load(p) for p in packs} if errata is None else errata
+    tiers = {"default tier", "slow tier"} if deep else {"default tier"}
+    ran = {run.qualified for run in runs}
+    by_pack = {p.id: p for p in packs}
+    for row in rows:
+        pid, _, short = row.statement.partition(":")
+        pack = by_pack.get(pid)
+        st = pack.paper.catalogue.get(short) if pack is not None else None
+        mine = [r for r in results if r.statement == row.statement]
+        found = [e for e in errata.get(pid, []) if short in e.statements]
+        camp = [pack.paper.qualify(c.id) for c in pack.campaigns if c.statement_id == short] if pack else []
+        my_runs = [run for run in runs if run.qualified in camp]
+        row.verdict = verdicts.judge(st, mine, errata=found, campaigns=my_runs,
+                                     elsewhere=elsewhere(items, row.statement, tiers, [c for c in camp if c not in ran]),
+                                     tier="deep" if deep else "default")
+
+
+def readings_cell(verdict) -> str:
+    """'-' or e.g. '3 readings: strongest holding R2, weakest failing R3'."""
+    if verdict is None or not verdict.readings:
+        return "-"
+    n = len(verdict.readings)
+    parts = [f"strongest holding {verdict.strongest_holding or 'none'}"]
+    if verdict.weakest_failing:
+        parts.append(f"weakest failing {verdict.weakest_failing}")
+    unchecked = sum(r["outcome"] == "not checked" for r in verdict.readings)
+    if unchecked:
+        parts.append(f"{unchecked} not checked")
+    return f"{n} readings: " + ", ".join(parts)
+
+
 def format_table(rows: list[Row]) -> str:
+    """The check table: one line per statement (its status, each witness's cell, worst error,
+    digits, and for reconstructed statements their readings), then the reason of every status
+    other than holds/supported."""
+    from . import verdicts
+
     show_provenance = any(row.provenance != "as printed" for row in rows)
-    head = ["statement", "paper reference", *(["provenance"] if show_provenance else []), *WITNESSES,
-            "worst rel. err", "digits"]
+    show_readings = any(row.verdict is not None and row.verdict.readings for row in rows)
+    head = ["statement", "paper reference", *(["provenance"] if show_provenance else []), "status", *WITNESSES,
+            "worst rel. err", "digits", *(["readings"] if show_readings else [])]
     body = []
     for row in rows:
         err = "-" if row.error is None else f"{row.error:.1e}"
         dig = "-" if row.digits is None else f"{row.digits:.1f}"
         prov = ["printed" if row.provenance == "as printed" else "reconstructed"] if show_provenance else []
-        body.append([row.statement, row.ref, *prov, *(row.cell(w) for w in WITNESSES), err, dig])
+        status = row.verdict.status if row.verdict is not None else "-"
+        body.append([row.statement, row.ref, *prov, status, *(row.cell(w) for w in WITNESSES), err, dig,
+                     *([readings_cell(row.verdict)] if show_readings else [])])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
     out = [line(head), line("-" * w for w in widths)]
     out += [line(b) for b in body]
+    why = [f"  {row.statement}: {row.verdict.status}: {row.verdict.reason}" for row in rows
+           if row.verdict is not None and row.verdict.status not in verdicts.POSITIVE]
+    if why:
+        out += ["", "Statements that do not hold in this run, and why:", *why]
     return "\n".join(out)
+
+
+def status_counts(rows: list[Row]) -> dict[str, int]:
+    from . import verdicts
+
+    return verdicts.counts(row.verdict.status for row in rows if row.verdict is not None)
+
+
+def status_line(rows: list[Row]) -> str:
+    """'72 statements: 40 hold, 3 supported, ...' (every status, zeros left out)."""
+    c = status_counts(rows)
+    return f"{sum(c.values())} statements: " + ", ".join(f"{n} {s}" for s, n in c.items() if n)
 
 
 def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Row]) -> None:
@@ -225,10 +351,13 @@ def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Ro
     payload = {
         "pytest_exit_code": code,
         "statements": [
-            {"id": r.statement, "ref": r.ref, "provenance": r.provenance, "worst_rel_err": r.error, "digits": r.digits,
-             "ratio": r.ratio, "witnesses": {w: r.cell(w) for w in WITNESSES}}
+            {"id": r.statement, "ref": r.ref, "provenance": r.provenance,
+             **(r.verdict.as_json() if r.verdict is not None else {"status": None}),
+             "worst_rel_err": r.error, "digits": r.digits, "ratio": r.ratio,
+             "witnesses": {w: r.cell(w) for w in WITNESSES}}
             for r in rows
         ],
+        "statuses": status_counts(rows),
         "tests": [asdict(r) for r in results],
     }
     atomic_write(path, json.dumps(payload, indent=2, default=str))

@@ -63,6 +63,7 @@ def _check(args) -> int:
         print(f"maskverify check: pytest could not run the catalogue (exit code {code})", file=sys.stderr)
         return 2
     rows = checkrun.table(results, chosen)
+    checkrun.judge_rows(rows, results, chosen, deep=args.deep)
     print(checkrun.format_table(rows))
     tests = {r.nodeid: r for r in results}.values()  # a test witnessing several statements counts once
     failed = [r for r in tests if r.outcome in ("failed", "error", "xpass")]
@@ -72,6 +73,7 @@ def _check(args) -> int:
           f"{len(failed)} failed, {sum(r.outcome == 'xfail' for r in tests)} recorded findings, "
           f"{sum(r.outcome == 'skipped' for r in tests)} skipped"
           + (" (deep tier)" if args.deep else " (default tier; --deep for the slow tier)"))
+    print(checkrun.status_line(rows))
     if args.json:
         checkrun.write_json(args.json, code, results, rows)
         print(f"wrote {args.json}")

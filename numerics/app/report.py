@@ -39,7 +39,7 @@ from numerics.core import errata as errata_data
 from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
-from . import checkrun
+from . import checkrun, verdicts
 
 SCHEMA = "maskverify-report/2"
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,19 +287,6 @@ def _relative(path: Path, base: Path) -> str:
 # Statements and errata
 # ---------------------------------------------------------------------------------------
 
-def status(row: checkrun.Row) -> str:
-    """'fails' (a witness failed, errored or an expected failure passed), 'finding' (only
-    passes and recorded findings, i.e. an erratum), 'holds' (only passes), 'not run'."""
-    counts = Counter()
-    for c in row.cells.values():
-        counts.update(c)
-    if any(counts.get(o) for o in BAD):
-        return "fails"
-    if counts.get("xfail"):
-        return "finding"
-    return "holds" if counts.get("passed") else "not run"
-
-
 def _ratio_at(results: list, outcome: str) -> dict | None:
     """The largest ratio recorded by tests with ``outcome``, with the test and its detail."""
     best = None
@@ -319,7 +306,7 @@ def _row_json(row: checkrun.Row, pack, results: list, runs: Sequence[CampaignRun
     return {
         "id": row.statement, "ref": row.ref, "provenance": row.provenance,
         "title": st.title if st else None, "kind": st.kind.value if st else None,
-        "status": status(row),
+        **row.verdict.as_json(),
         "witnesses": {w: {"cell": row.cell(w), "counts": dict(row.cells.get(w, {}))} for w in checkrun.WITNESSES},
         "worst_rel_err": _finite(row.error), "digits": _finite(row.digits),
         "tightest_ratio": _ratio_at(mine, "passed"), "finding_ratio": _ratio_at(mine, "xfail"),
@@ -345,11 +332,9 @@ def summary(code: int, results: list, rows: list[dict], campaigns: list[dict], n
     figures; and a one-line verdict."""
     tests = list({r.nodeid: r for r in results}.values())
     outcomes = Counter(r.outcome for r in tests)
-    by_status = Counter(r["status"] for r in rows)
     failed = sum(outcomes[o] for o in BAD)
     s = {
-        "statements": len(rows), "statements_by_status": {k: by_status.get(k, 0)
-                                                         for k in ("holds", "finding", "fails", "not run")},
+        "statements": len(rows), "statements_by_status": verdicts.counts(r["status"] for r in rows),
         "witness_tests": len(tests), "passed": outcomes["passed"], "failed": failed,
         "findings": outcomes["xfail"], "skipped": outcomes["skipped"],
         "errata": n_errata,
@@ -407,16 +392,21 @@ def git_state(root: Path = ROOT) -> dict | None:
 # ---------------------------------------------------------------------------------------
 
 def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (),
-             figures: Sequence[FigureOutcome] = (), errata: dict | None = None, meta: dict | None = None) -> dict:
+             figures: Sequence[FigureOutcome] = (), errata: dict | None = None, meta: dict | None = None,
+             deep: bool = False, inventory: list | None = None) -> dict:
     """The report's payload (what ``report.json`` holds and the Markdown and HTML render) from
     the packs, a witness run's pytest exit code and ``WitnessResult`` list, the fuzz runs, the
-    figure outcomes, the errata (``{pack id: [Erratum]}``) and provenance ``meta``.
+    figure outcomes, the errata (``{pack id: [Erratum]}``) and provenance ``meta``.  Each
+    statement's verdict is ``verdicts.judge``'s (``checkrun.judge_rows``: ``deep`` says the slow
+    tier ran; ``inventory``, the witnesses of every tier, is collected when None).
 
     One section per pack (its statements in paper order, campaigns, errata, figures, its own
     summary); statements the results name outside every pack (e.g. a failing machinery test)
     are listed under ``other_statements``."""
     errata = errata or {}
     rows = checkrun.table(results, packs)
+    checkrun.judge_rows(rows, results, packs, deep=deep, items=inventory,
+                        errata={p.id: errata.get(p.id, []) for p in packs}, runs=runs)
     papers_out, placed = [], set()
     for pack in packs:
         found = errata.get(pack.id, [])
@@ -471,7 +461,7 @@ def build(packs, out_dir, *, deep: bool = False, select: str | None = None, fuzz
             "papers": [p.id for p in packs], "tier": "deep" if deep else "default", "select": select,
             "fuzz_examples": fuzz_examples, "seed": seed, "quick_figures": quick,
             "git": git_state(), "versions": versions(), "elapsed_s": round(time.perf_counter() - t0, 1)}
-    return assemble(packs, code, results, runs=runs, figures=drawn, errata=found, meta=meta)
+    return assemble(packs, code, results, runs=runs, figures=drawn, errata=found, meta=meta, deep=deep)
 
 
 def write(payload: dict, out_dir) -> list[Path]:
@@ -509,8 +499,7 @@ def summary_lines(s: dict, tier: str | None = None) -> list[str]:
     by, figs = s["statements_by_status"], s["figures"]
     return [
         f"Verdict: {s['verdict']}.",
-        f"{s['statements']} statements: {by['holds']} hold in every witness, {by['finding']} have recorded "
-        f"findings (errata), {by['fails']} fail, {by['not run']} not run.",
+        f"{s['statements']} statements: " + ", ".join(f"{n} {k}" for k, n in by.items() if n) + ".",
         f"{s['witness_tests']} witness tests ({tier or '?'} tier): {s['passed']} passed, {s['failed']} failed, "
         f"{s['findings']} recorded findings, {s['skipped']} skipped; pytest exit code {s['pytest_exit_code']}.",
         f"{s['fuzz_campaigns']} fuzz campaigns: {s['fuzz_counterexamples']} found a counterexample, "
@@ -545,7 +534,10 @@ def _statement_table(rows: list[dict]) -> list[str]:
             "worst rel. err", "digits", "tightest ratio", "finding ratio", "fuzz", "errata"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [f"`{r['id']}`", r["ref"], r["provenance"], r["kind"] or "-", r["status"],
+        status = r["status"] if r["status"] in verdicts.POSITIVE else f"{r['status']}: {r['reason']}"
+        if r.get("readings"):
+            status += "; readings: " + ", ".join(f"{x['id']} {x['outcome']}" for x in r["readings"])
+        cells = [f"`{r['id']}`", r["ref"], r["provenance"], r["kind"] or "-", status,
                  *(r["witnesses"][w]["cell"] for w in checkrun.WITNESSES),
                  fmt(r["worst_rel_err"], ".1e"), fmt(r["digits"], ".1f"), _ratio(r["tightest_ratio"]),
                  _ratio(r["finding_ratio"]), _fuzz_cell(r), ", ".join(r["errata"]) or "-"]

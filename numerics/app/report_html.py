@@ -206,7 +206,9 @@ td.id code { font-weight: 600; } td .title { color: var(--muted); font-size: 11.
 .c-ok { background: #dafbe1; } .c-find { background: #fff8c5; } .c-fail { background: #ffebe9; font-weight: 700; }
 .c-none { color: #8c959f; text-align: center; }
 .st { font-weight: 700; white-space: nowrap; } .st.holds { color: var(--ok); } .st.finding { color: var(--find); }
-.st.fails { color: var(--fail); } .st.notrun { color: var(--muted); }
+.st.fails { color: var(--fail); } .st.supported { color: var(--ok); } .st.notsupported { color: var(--find); }
+.st.notchecked, .st.notcheckedinthistier { color: var(--muted); }
+td .why { color: var(--muted); font-size: 11px; font-weight: 400; white-space: normal; display: block; }
 code, pre { font: 12.5px/1.45 ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
 code { background: var(--bg2); padding: 0 .25em; border-radius: 4px; overflow-wrap: anywhere; }
 pre { background: var(--bg2); padding: .6rem .8rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap;
@@ -257,8 +259,7 @@ def _cards(s: dict, anchor: str, tier: str | None) -> str:
     by, figs = s["statements_by_status"], s["figures"]
     good = s["failed"] == 0 and s["witness_tests"] > 0
     cards = [
-        ("statements", s["statements"], f"{by['holds']} hold · {by['finding']} with findings · "
-                                        f"{by['fails']} fail · {by['not run']} not run"),
+        ("statements", s["statements"], " · ".join(f"{n} {k}" for k, n in by.items() if n)),
         ("witness tests", s["witness_tests"], f"{s['passed']} passed · {s['failed']} failed · "
                                               f"{s['findings']} findings · {s['skipped']} skipped"),
         ("fuzz campaigns", s["fuzz_campaigns"], f"{s['fuzz_counterexamples']} counterexamples · "
@@ -279,6 +280,15 @@ def _ratio(r) -> str:
     return f'<td class="num" title="{_e(r["test"])}: {_e(r["detail"] or "")}">{_num(r["value"], ".3g")}</td>'
 
 
+def _readings(r: dict) -> str:
+    """A reconstructed statement's readings, one line each with its outcome."""
+    if not r.get("readings"):
+        return ""
+    items = "".join(f'<li title="{_e(x["asserts"])}">{_e(x["id"])} ({x["strength"]}): {_e(x["outcome"])}</li>'
+                    for x in r["readings"])
+    return f'<ul class="why">{items}</ul>'
+
+
 def _statement_table(rows: list[dict], table_id: str) -> str:
     head = ["statement", "paper reference", "provenance", "kind", "status", *WITNESSES, "worst rel. err", "digits",
             "tightest ratio", "finding ratio", "fuzz worst ratio", "errata"]
@@ -297,7 +307,8 @@ def _statement_table(rows: list[dict], table_id: str) -> str:
             f'<tr data-statement="{_e(r["id"])}"><td class="id"><code>{_e(r["id"])}</code>'
             f'<div class="title">{_e(r["title"] or "")}</div></td><td class="wrap">{_e(r["ref"])}</td>'
             f'<td class="wrap">{_e(r["provenance"])}</td><td class="wrap">{_e(r["kind"] or "-")}</td>'
-            f'<td class="st {status.replace(" ", "")}">{_e(status)}</td>{cells}'
+            f'<td class="st {status.replace(" ", "")}">{_e(status)}<span class="why">{_e(r["reason"])}</span>'
+            f'{_readings(r)}</td>{cells}'
             f'<td class="num">{_num(r["worst_rel_err"], ".1e")}</td><td class="num">{_num(r["digits"], ".1f")}</td>'
             f'{_ratio(r["tightest_ratio"])}{_ratio(r["finding_ratio"])}<td>{fuzz}</td><td>{errata}</td></tr>')
     th = "".join(f"<th>{_e(h)}</th>" for h in head)

@@ -1,0 +1,199 @@
+"""A statement's verdict from the evidence that was gathered for it, for every pack.
+
+DESIGN.md, "Verdicts": every witness kind but ``latex`` is *evidential*; the LaTeX round trip
+checks the export, not the claim.  ``judge`` folds one statement's witness results (this
+tier's pytest run), its fuzz campaign outcomes (when they were run), its recorded errata and
+the inventory of witnesses in other tiers into one ``Verdict``:
+
+============================  ===============================================================
+status                        when
+============================  ===============================================================
+``fails``                     an evidential witness failed or errored, or a strict xfail passed,
+                              or a campaign found a counterexample no erratum records
+``finding``                   the pack's errata record a finding for the statement (or a strict
+                              xfail recorded one) and nothing failed
+``not supported``             the same for an empirical claim (``Kind.EMPIRICAL``)
+``holds``                     an evidential witness passed and judged something; nothing failed;
+                              no finding
+``supported``                 the same for an empirical claim
+``not checked in this tier``  no evidential witness judged anything here, but one exists in
+                              another tier, a campaign or a declared command (``checked_in``)
+``not checked``               none exists; the reason is ``Statement.not_checked``
+============================  ===============================================================
+
+A pass that judged nothing is not evidence: one that recorded ``judged=0``, or whose
+recorded ratio is exactly 0 (a bound never approached because nothing was resolved), or a
+campaign that judged no example or whose worst ratio is 0.  Tests that refute a reading of a
+reconstructed statement (``reading(id, refutes=True)``) feed the readings summary only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+EVIDENTIAL = ("symbolic", "reference", "certified", "fast", "montecarlo", "property", "dynamics", "campaign")
+PRESENTATIONAL = ("latex",)
+BAD = ("failed", "error", "xpass")
+#: every status, in the order the summaries count them
+STATUSES = ("holds", "supported", "finding", "not supported", "fails", "not checked in this tier", "not checked")
+#: statuses that say the statement's claim stood up to an evidential witness
+POSITIVE = ("holds", "supported")
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """An evidential witness outside this run: a test of another tier, or a campaign."""
+
+    where: str  # "slow tier", "gpu tier", "campaign"
+    what: str   # a node id, or the command that runs the campaign
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str
+    evidence: list[str] = field(default_factory=list)  # the witnesses that decided it
+    readings: list[dict] = field(default_factory=list)
+    strongest_holding: str | None = None
+    weakest_failing: str | None = None
+
+    def as_json(self) -> dict:
+        return {"status": self.status, "reason": self.reason, "evidence": self.evidence, "readings": self.readings,
+                "strongest_reading_holding": self.strongest_holding,
+                "weakest_reading_failing": self.weakest_failing}
+
+
+def vacuous(result) -> bool:
+    """True when a passing result judged nothing: ``judged`` recorded as 0, or a recorded
+    ratio of exactly 0 (DESIGN.md: "every ratio 0 because nothing was resolved")."""
+    judged = getattr(result, "judged", None)
+    if judged is not None:
+        return judged == 0
+    return result.ratio is not None and result.ratio == 0
+
+
+def _refutes(result) -> bool:
+    return bool(result.reading and result.reading[1])
+
+
+def _campaign_outcome(run) -> str:
+    """'counterexample', 'error', 'judged nothing', 'no threshold' or 'passed' for a
+    ``report.CampaignRun``-like object (``result`` a ``fuzzing.Result``)."""
+    r = run.result
+    if r.error is not None:
+        return "error"
+    if r.failed:
+        return "counterexample"
+    if r.threshold is None:
+        return "no threshold"
+    if not r.valid_examples or r.worst_ratio == 0:
+        return "judged nothing"
+    return "passed"
+
+
+def _readings(statement, results: Sequence) -> tuple[list[dict], str | None, str | None]:
+    """Per reading of a reconstructed statement: what it asserts, its strength and its outcome
+    ('holds', 'refuted', 'fails', 'not checked'); the strongest that holds, the weakest refuted."""
+    readings = getattr(getattr(statement, "provenance", None), "readings", ()) or ()
+    out = []
+    for rd in sorted(readings, key=lambda r: r.strength):
+        mine = [r for r in results if r.reading and r.reading[0] == rd.id]
+        support = [r for r in mine if not _refutes(r)]
+        refute = [r for r in mine if _refutes(r)]
+        if any(r.outcome in BAD for r in mine):
+            outcome = "fails"  # a witness of the reading itself broke: neither shown nor refuted
+        elif any(r.outcome == "passed" and not vacuous(r) for r in refute):
+            outcome = "refuted"
+        elif any(r.outcome == "passed" and not vacuous(r) for r in support):
+            outcome = "holds"
+        elif any(r.outcome == "xfail" for r in support):
+            outcome = "refuted"  # a strict xfail holding the reading: its erratum is the counterexample
+        else:
+            outcome = "not checked"
+        out.append({"id": rd.id, "asserts": rd.asserts, "strength": rd.strength, "outcome": outcome,
+                    "tests": sorted({r.nodeid for r in mine})})
+    holding = [r for r in out if r["outcome"] == "holds"]
+    failing = [r for r in out if r["outcome"] == "refuted"]
+    strongest = max(holding, key=lambda r: r["strength"])["id"] if holding else None
+    weakest = min(failing, key=lambda r: r["strength"])["id"] if failing else None
+    return out, strongest, weakest
+
+
+def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Sequence = (),
+          elsewhere: Sequence[Elsewhere] = (), tier: str = "default") -> Verdict:
+    """The verdict on ``statement`` (a ``theory.core.statement.Statement``, or None for an id
+    outside every catalogue) from this tier's ``results`` (``checkrun.WitnessResult``s naming
+    it), its recorded ``errata``, the ``campaigns`` that were run for it (``report.CampaignRun``)
+    and the evidential witnesses it has ``elsewhere`` (other tiers, campaigns not run)."""
+    from theory.core.statement import Kind
+
+    empirical = statement is not None and statement.kind is Kind.EMPIRICAL
+    readings, strongest, weakest = _readings(statement, results)
+    verdict = Verdict("not checked", "", readings=readings, strongest_holding=strongest, weakest_failing=weakest)
+    claim = [r for r in results if r.witness in EVIDENTIAL and not _refutes(r)]
+    errata = list(errata)
+
+    bad = [r for r in claim if r.outcome in BAD]
+    runs = [(run, _campaign_outcome(run)) for run in campaigns]
+    bad_runs = [run for run, o in runs if o == "error" or (o == "counterexample" and not errata)]
+    if bad or bad_runs:
+        verdict.status = "fails"
+        verdict.evidence = [f"{r.witness} {r.outcome}: {r.nodeid}" for r in bad]
+        verdict.evidence += [f"campaign {run.qualified}: {o}" for run, o in runs if run in bad_runs]
+        verdict.reason = f"{len(verdict.evidence)} evidential witness(es) failed"
+        return verdict
+
+    recorded = [r for r in claim if r.outcome == "xfail"]
+    found_by_campaign = [run for run, o in runs if o == "counterexample"]
+    if errata or recorded or found_by_campaign:
+        verdict.status = "not supported" if empirical else "finding"
+        ids = [getattr(e, "qualified", str(e)) for e in errata]
+        verdict.evidence = [f"{r.witness} recorded finding: {r.nodeid}" for r in recorded]
+        verdict.evidence += [f"campaign {run.qualified}: counterexample" for run in found_by_campaign]
+        verdict.reason = ("recorded in " + ", ".join(ids)) if ids else "a strict xfail recorded the finding"
+        return verdict
+
+    passes = [r for r in claim if r.outcome == "passed" and not vacuous(r)]
+    run_passes = [run for run, o in runs if o == "passed"]
+    if passes or run_passes:
+        verdict.status = "supported" if empirical else "holds"
+        kinds = sorted({r.witness for r in passes} | ({"campaign"} if run_passes else set()))
+        verdict.evidence = [f"{r.witness}: {r.nodeid}" + (f" ({r.detail})" if r.detail else "") for r in passes]
+        verdict.evidence += [f"campaign {run.qualified}: no counterexample in {run.result.valid_examples} "
+                             f"examples, worst ratio {run.result.worst_ratio:.4g}" for run in run_passes]
+        verdict.reason = f"passed: {', '.join(kinds)}"
+        return verdict
+
+    empty = [r for r in claim if r.outcome == "passed" and vacuous(r)] + [run for run, o in runs if o == "judged nothing"]
+    notes = [f"{len(empty)} evidential witness(es) judged nothing"] if empty else []
+    presentational = [r for r in results if r.witness in PRESENTATIONAL and r.outcome == "passed"]
+    if presentational:
+        notes.append("only the LaTeX export was checked")
+    elsewhere = list(elsewhere)
+    if statement is not None and statement.checked_in:
+        elsewhere.append(Elsewhere("declared", statement.checked_in))
+    if elsewhere:
+        verdict.status = "not checked in this tier"
+        places: dict[str, list[str]] = {}
+        for e in elsewhere:
+            places.setdefault(e.where, []).append(e.what)
+        verdict.evidence = [f"{w}: {x}" for w, xs in places.items() for x in xs]
+        said = "; ".join(xs[0] if w == "declared" else f"{w} ({len(xs)} witness{'es' * (len(xs) > 1)})"
+                         for w, xs in places.items())
+        verdict.reason = f"no evidential witness ran in the {tier} tier; checked by: {said}"
+    else:
+        verdict.status = "not checked"
+        verdict.reason = (statement.not_checked if statement is not None and statement.not_checked
+                          else "no evidential witness exists (no reason recorded)")
+    if notes:
+        verdict.reason += " (" + "; ".join(notes) + ")"
+    return verdict
+
+
+def counts(verdicts: Iterable[str]) -> dict[str, int]:
+    """``{status: number}`` over every status, zeros included, in ``STATUSES`` order."""
+    verdicts = list(verdicts)
+    unknown = set(verdicts) - set(STATUSES)
+    if unknown:
+        raise ValueError(f"unknown statuses {sorted(unknown)}")
+    return {s: verdicts.count(s) for s in STATUSES}
