@@ -67,6 +67,10 @@ def test_empirical_claims_are_supported_or_not():
     assert verdicts.judge(_st(kind=Kind.EMPIRICAL), [_r(witness="montecarlo")]).status == "supported"
     assert verdicts.judge(_st(kind=Kind.EMPIRICAL), [_r(witness="montecarlo")], errata=["p:E1"]).status \
         == "not supported"
+    # a witness that passes by reproducing a measured "not supported" is no support
+    mixed = [_r(witness="dynamics", supported=True), _r(witness="dynamics", supported=False, detail="CI [-0.01, 0.02]")]
+    v = verdicts.judge(_st(kind=Kind.EMPIRICAL), mixed)
+    assert v.status == "not supported" and "CI [-0.01, 0.02]" in v.evidence[0]
 
 
 @pytest.mark.parametrize("bad", ["failed", "error", "xpass"])
@@ -94,6 +98,10 @@ def test_a_pass_that_judged_nothing_is_no_evidence(vacuous):
     v = verdicts.judge(_st(), [_r(witness="dynamics", **vacuous)],
                        elsewhere=[verdicts.Elsewhere("slow tier", "verify/t.py::slow")])
     assert v.status == "not checked in this tier" and "slow tier" in v.reason
+
+
+def test_a_zero_ratio_of_a_reference_is_exact_agreement_not_vacuity():
+    assert verdicts.judge(_st(), [_r(witness="reference", ratio=0.0)]).status == "holds"
 
 
 def test_a_judged_count_makes_a_zero_ratio_evidence():

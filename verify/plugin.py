@@ -150,9 +150,15 @@ def record(request):
     the number of points (examples, times along a flow) at which the witness actually judged
     the claim.  A dynamics or campaign witness records it; one that passed with ``judged=0``
     (every point skipped or unresolved) judged nothing and does not count as evidence.
+    ``supported``: for a witness of an empirical claim that passes by reproducing the measured
+    verdict, whether that verdict supports the claim (``False``: the test passed because the
+    claim was *not* supported at the sizes run; the status is then "not supported"); repeated
+    calls keep the conjunction.
     """
-    def _record(*, error=None, digits=None, ratio=None, detail=None, judged=None):
+    def _record(*, error=None, digits=None, ratio=None, detail=None, judged=None, supported=None):
         props = dict(request.node.user_properties)
+        if supported is not None:
+            props["supported"] = bool(supported) and props.get("supported", True)
         if judged is not None:
             if int(judged) < 0:
                 raise ValueError(f"judged must be >= 0, got {judged}")

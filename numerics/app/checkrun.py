@@ -18,6 +18,8 @@ import pytest
 
 from theory.core.io import atomic_write
 
+#: the paper-reference column of the terminal table is cut to this width (the JSON has it whole)
+REF_WIDTH = 40
 WITNESSES = ("symbolic", "reference", "certified", "fast", "montecarlo", "property", "dynamics", "latex")
 
 
@@ -35,6 +37,7 @@ class WitnessResult:
     message: str | None = None
     judged: int | None = None  # points the witness judged (record(judged=...)); None: not recorded
     reading: tuple[str, bool] | None = None  # (reading id, refutes) of a reconstructed statement
+    supported: bool | None = None  # an empirical witness's measured verdict (record(supported=...))
 
 
 @dataclass
@@ -136,7 +139,7 @@ class _Collector:
             self.results.append(WitnessResult(report.nodeid, qualified, wi, outcome, report.duration,
                                               props.get("error"), props.get("digits"), props.get("ratio"),
                                               props.get("detail"), msg, props.get("judged"),
-                                              tuple(reading) if reading else None))
+                                              tuple(reading) if reading else None, props.get("supported")))
 
     def pytest_sessionfinish(self):
         if self.bar is not None:
@@ -305,6 +308,43 @@ def readings_cell(verdict) -> str:
     return f"{n} readings: " + ", ".join(parts)
 
 
+def static_verdicts(packs) -> list[list[dict]]:
+    """Per pack, every statement with its witnesses per tier (collected, not run) and the
+    status known without running: a recorded finding, or -- where the default tier holds no
+    evidential witness -- not checked in this tier / not checked; ``None`` where the default
+    tier's witnesses decide it (``maskverify check``)."""
+    from numerics.core import errata as errata_data
+
+    from . import verdicts
+
+    packs = list(packs)
+    items = inventory(packs)
+    out = []
+    for pack in packs:
+        found = errata_data.load(pack)
+        rows = []
+        for st in pack.paper.statements:
+            q = pack.paper.qualify(st.id)
+            tiers: dict[str, dict[str, int]] = {}
+            for s_, wi, tier, _node in items:
+                if s_ == q:
+                    tiers.setdefault(tier, {}).setdefault(wi, 0)
+                    tiers[tier][wi] += 1
+            mine = [e for e in found if st.id in e.statements]
+            default = {w for w in tiers.get("default tier", {}) if w in verdicts.EVIDENTIAL}
+            if mine or not default:
+                camp = [pack.paper.qualify(c.id) for c in pack.campaigns if c.statement_id == st.id]
+                v = verdicts.judge(st, [], errata=mine, elsewhere=elsewhere(items, q, {"default tier"}, camp))
+                status, reason = v.status, v.reason
+            else:
+                status, reason = None, "decided by the default tier's witnesses: maskverify check"
+            rows.append({"id": q, "ref": st.ref, "kind": st.kind.value, "provenance": st.provenance.describe(),
+                         "readings": [r.id for r in st.provenance.readings], "witnesses": tiers,
+                         "errata": [e.qualified for e in mine], "status": status, "reason": reason})
+        out.append(rows)
+    return out
+
+
 def format_table(rows: list[Row]) -> str:
     """The check table: one line per statement (its status, each witness's cell, worst error,
     digits, and for reconstructed statements their readings), then the reason of every status
@@ -321,7 +361,8 @@ def format_table(rows: list[Row]) -> str:
         dig = "-" if row.digits is None else f"{row.digits:.1f}"
         prov = ["printed" if row.provenance == "as printed" else "reconstructed"] if show_provenance else []
         status = row.verdict.status if row.verdict is not None else "-"
-        body.append([row.statement, row.ref, *prov, status, *(row.cell(w) for w in WITNESSES), err, dig,
+        ref = row.ref if len(row.ref) <= REF_WIDTH else row.ref[:REF_WIDTH - 3] + "..."
+        body.append([row.statement, ref, *prov, status, *(row.cell(w) for w in WITNESSES), err, dig,
                      *([readings_cell(row.verdict)] if show_readings else [])])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731

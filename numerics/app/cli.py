@@ -20,6 +20,13 @@ numpy/torch kernels vs mpmath), montecarlo (raw randomness sampled, z-test), pro
 reads 'ok N' (N tests passed), 'FAIL k/N', 'finding N' (an expected failure recorded in the
 pack's errata: the paper is wrong there) or '-' (no such witness for that statement).
 Statement ids are qualified by their paper: masking:thm.4.2.
+
+Status (DESIGN.md, "Verdicts"): 'holds' / 'supported' (an empirical claim) when an
+evidential witness -- every kind but latex -- passed and judged something, none failed and
+no finding is recorded; 'finding' / 'not supported' when the pack's errata record one;
+'fails' when an evidential witness failed; 'not checked in this tier' when only the slow
+tier, a fuzz campaign or a command checks it (the reason says which); 'not checked' when
+nothing does (the reason is the statement's).  A LaTeX round trip alone is no evidence.
 """
 
 
@@ -33,14 +40,19 @@ class Parser(argparse.ArgumentParser):
 def _papers(args) -> int:
     from numerics.core import errata
 
+    chosen = papers(args)
     rows = []
-    for pack in papers(args):
+    for pack in chosen:
         found = errata.load(pack)
         rows.append({"id": pack.id, "title": pack.title, "authors": list(pack.paper.authors),
                      "reference": pack.paper.reference, "statements": len(pack.paper.statements),
                      "findings": len(found), "campaigns": [pack.paper.qualify(c.id) for c in pack.campaigns],
                      "figures": [f.name for f in pack.figures], "verify_dir": str(pack.verify_dir)})
     if args.json:
+        from . import checkrun
+
+        for row, catalogue in zip(rows, checkrun.static_verdicts(chosen)):
+            row["statement_list"] = catalogue
         print(json.dumps(rows, indent=2))
         return 0
     for r in rows:
@@ -179,7 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ps = sub.add_parser("papers", help="list the installed paper packs",
                         description="List every paper pack: id, title, authors, reference, counts of "
-                                    "statements and recorded findings, fuzz campaigns and figures.")
+                                    "statements and recorded findings, fuzz campaigns and figures. With "
+                                    "--json, also every statement with its witnesses per tier and the "
+                                    "status that is known without running anything (a recorded "
+                                    "finding; not checked in the default tier; not checked); a status "
+                                    "that needs the witnesses run is null: maskverify check decides it.")
     add_paper_argument(ps)
     ps.add_argument("--json", action="store_true", help="print JSON instead of text")
     ps.set_defaults(func=_papers)

@@ -12,7 +12,9 @@ status                        when
                               or a campaign found a counterexample no erratum records
 ``finding``                   the pack's errata record a finding for the statement (or a strict
                               xfail recorded one) and nothing failed
-``not supported``             the same for an empirical claim (``Kind.EMPIRICAL``)
+``not supported``             the same for an empirical claim (``Kind.EMPIRICAL``), or a witness
+                              that passed by measuring the claim *not* supported
+                              (``record(supported=False)``)
 ``holds``                     an evidential witness passed and judged something; nothing failed;
                               no finding
 ``supported``                 the same for an empirical claim
@@ -63,13 +65,19 @@ class Verdict:
                 "weakest_reading_failing": self.weakest_failing}
 
 
+#: witnesses along a trajectory or over a search, whose ratio 0 means nothing was resolved
+#: unless they say how many points they judged (a reference's ratio 0 is exact agreement)
+RATE_WITNESSES = ("dynamics", "campaign")
+
+
 def vacuous(result) -> bool:
-    """True when a passing result judged nothing: ``judged`` recorded as 0, or a recorded
-    ratio of exactly 0 (DESIGN.md: "every ratio 0 because nothing was resolved")."""
+    """True when a passing result judged nothing: ``judged`` recorded as 0, or -- for a dynamics
+    or campaign witness that recorded no ``judged`` -- a ratio of exactly 0 (DESIGN.md: "every
+    ratio 0 because nothing was resolved")."""
     judged = getattr(result, "judged", None)
     if judged is not None:
         return judged == 0
-    return result.ratio is not None and result.ratio == 0
+    return result.witness in RATE_WITNESSES and result.ratio is not None and result.ratio == 0
 
 
 def _refutes(result) -> bool:
@@ -155,6 +163,12 @@ def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Seq
 
     passes = [r for r in claim if r.outcome == "passed" and not vacuous(r)]
     run_passes = [run for run, o in runs if o == "passed"]
+    unsupported = [r for r in passes if r.supported is False]
+    if empirical and unsupported:
+        verdict.status = "not supported"
+        verdict.evidence = [f"{r.witness}: {r.nodeid}" + (f" ({r.detail})" if r.detail else "") for r in unsupported]
+        verdict.reason = "measured: the claim's test did not support it at the sizes run"
+        return verdict
     if passes or run_passes:
         verdict.status = "supported" if empirical else "holds"
         kinds = sorted({r.witness for r in passes} | ({"campaign"} if run_passes else set()))

@@ -41,7 +41,9 @@ def test_alignment_holds_at_every_step(record):
     tr = _small()
     T = tr.setting.T
     worst = float(tr.nac_violations[:, 1:T].max())
-    record(ratio=worst, detail=f"violating (neuron, sample) pairs over t = 1..{T - 1}, 8 seeds: {worst:g}")
+    # a count of violations, 0 when the condition holds: the (seed, step) cells judged say it judged
+    record(ratio=worst, judged=tr.nac_violations[:, 1:T].numel(),
+           detail=f"violating (neuron, sample) pairs over t = 1..{T - 1}, 8 seeds: {worst:g}")
     assert worst == 0
     assert (tr.J_sizes > 0).all()                 # the condition is not vacuous
 

@@ -58,8 +58,10 @@ def _claims(summary: dict, prefix: str) -> dict:
 
 
 def _decide(record, claims: dict, expected: dict) -> None:
-    """Record every claim's verdict and interval; assert the verdicts ``expected`` (by id)."""
-    record(detail="; ".join(f"{i}: {c['verdict']}: {c['detail']}" for i, c in claims.items()))
+    """Record every claim's verdict and interval, and whether all of them support the statement
+    (the status is "not supported" where one does not); assert the verdicts ``expected`` (by id)."""
+    record(detail="; ".join(f"{i}: {c['verdict']}: {c['detail']}" for i, c in claims.items()),
+           supported=all(c["verdict"] == stats.SUPPORTED for c in claims.values()))
     assert {i: c["verdict"] for i, c in claims.items()} == expected
 
 
