@@ -127,6 +127,18 @@ def _readings(statement, results: Sequence) -> tuple[list[dict], str | None, str
     return out, strongest, weakest
 
 
+def _where(where: str, what: list[str]) -> str:
+    """One place that checks a statement, as a command to type: 'slow tier: pytest 'NODE' -m
+    slow (+2 more)', a campaign's ``maskverify fuzz`` line, or the declared ``checked_in``."""
+    more = f" (+{len(what) - 1} more)" if len(what) > 1 else ""
+    if where == "declared":
+        return what[0]
+    if where == "campaign":
+        return f"campaign: {what[0]}{more}"
+    marker = where.split()[0]  # "slow tier" -> -m slow
+    return f"{where}: pytest '{what[0]}' -m {marker}{more}"
+
+
 def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Sequence = (),
           elsewhere: Sequence[Elsewhere] = (), tier: str = "default") -> Verdict:
     """The verdict on ``statement`` (a ``theory.core.statement.Statement``, or None for an id
@@ -192,8 +204,7 @@ def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Seq
         for e in elsewhere:
             places.setdefault(e.where, []).append(e.what)
         verdict.evidence = [f"{w}: {x}" for w, xs in places.items() for x in xs]
-        said = "; ".join(xs[0] if w == "declared" else f"{w} ({len(xs)} witness{'es' * (len(xs) > 1)})"
-                         for w, xs in places.items())
+        said = "; ".join(_where(w, xs) for w, xs in places.items())
         verdict.reason = f"no evidential witness ran in the {tier} tier; checked by: {said}"
     else:
         verdict.status = "not checked"
