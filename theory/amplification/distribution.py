@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from theory.amplification import readings as RD
 from theory.core.functions import Phi
 from theory.core.statement import (
                                    AS_PRINTED,
@@ -73,7 +74,8 @@ DISTRIBUTION = Statement(
         "Section 2, 'We assume the training data S is generated as i.i.d. samples from P' [display lost], "
         "with Section 1's 'cluster means {+-mu_1, +-mu_2}', Section 3's 'in-cluster variance', the "
         "clean/noisy sets C, N, Lemma 4.3(d)'s cluster sizes and the Bayes classifier "
-        "sgn(|<mu_1,x>| - |<mu_2,x>|) of Section 3"),
+        "sgn(|<mu_1,x>| - |<mu_2,x>|) of Section 3",
+        words=RD.WORDS["def.P"], readings=RD.READINGS["def.P"]),
 )
 
 VARIANCE = Statement(
@@ -154,7 +156,8 @@ BAYES = Statement(
            "exp(-C^3 log^2(n/delta)/4) = o_n(1)."),
     provenance=reconstructed("Section 2: 'in the setting with no label noise eta = 0, the optimal test error "
                              "achievable is o_n(1) (see Appendix D for more details)' [Appendix D lost]; the "
-                             "exact value and bounds are ours"),
+                             "exact value and bounds are ours",
+        words=RD.WORDS["prose.bayes"], readings=RD.READINGS["prose.bayes"]),
 )
 
 STATEMENTS = (DISTRIBUTION, VARIANCE, SNR, LINEAR, BAYES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from theory.amplification import readings as RD
 from theory.core.statement import (
     Equation,
     Expectation,
@@ -69,7 +70,8 @@ CORRELATION_TAIL = Statement(
         "Appendix A.1.1, proof of Lemma 4.1: 'For the neuron-counting argument, let z ~ N(0,1) ... "
         "Denote by p the probability [display lost]. By anti-concentration of the Gaussian, we have "
         "[display lost]'; with Section 4's 'normalized correlation >= c/sqrt(d)' and the threshold "
-        "1/(3 C_0 sqrt d) of Lemma 4.4"),
+        "1/(3 C_0 sqrt d) of Lemma 4.4",
+        words=RD.WORDS["lemma.4.1.p"], readings=RD.READINGS["lemma.4.1.p"]),
 )
 
 J_SIZE = sp.Symbol(r"|J_\mu|", integer=True, nonnegative=True)
@@ -103,7 +105,8 @@ NEURON_COUNTS = Statement(
         "Lemma 4.2's surviving sentence 'there exist sets of neurons J_{+mu_1}, J_{-mu_1}, J_{+mu_2}, J_{-mu_2} "
         "... In particular, J := J_{+-mu_1} u J_{+-mu_2} satisfies |J| >= m(1 - 1/C_0)^2', Section 4.2's "
         "'|J_mu| >= (m/4)(1 - 1/C_0)^2', its proof's 'Apply Lemma 4.1 to the positive neurons ... with "
-        "probability at least 1 - delta/16 ... Taking a union bound', and Lemma 4.4's threshold 1/(3 C_0 sqrt d)"),
+        "probability at least 1 - delta/16 ... Taking a union bound', and Lemma 4.4's threshold 1/(3 C_0 sqrt d)",
+        words=RD.WORDS["lemma.4.2"], readings=RD.READINGS["lemma.4.2"]),
 )
 
 STATEMENTS = (CORRELATION_TAIL, NEURON_COUNTS)

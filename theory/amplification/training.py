@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from theory.amplification import readings as RD
 from theory.core.functions import Phi, varphi
 from theory.core.statement import (
              Equation,
@@ -87,7 +88,8 @@ SAMPLE = Statement(
     provenance=reconstructed(
         "Lemma 4.3's surviving items (b) and (c), its proof in Appendix A.1.3 ('to derive a lower bound on <x_i, mu_1> ... "
         "it suffices to derive an upper bound on ||x_i - mu||', 'Taking a union bound over the four clusters shows that part "
-        "(d) holds'), and Lemma 4.11's use of the cluster sizes"),
+        "(d) holds'), and Lemma 4.11's use of the cluster sizes",
+        words=RD.WORDS["lemma.4.3"], readings=RD.READINGS["lemma.4.3"]),
 )
 
 COUNT_GAP = Statement(
@@ -113,7 +115,8 @@ COUNT_GAP = Statement(
     provenance=reconstructed(
         "Lemma 4.4's surviving hypothesis '<w_j^(0)/||w_j^(0)||, mu> >= 1/(3 C_0 sqrt d) ... it holds that' [display lost], "
         "Section 4.3's 'the fraction of samples within the mu_s cluster sharing the same sign ... is at least 1/2 + Delta', "
-        "and Lemma 4.10's proof '(i) we use Lemma 4.4, while in (ii) ... |N|/n <= 2 eta <= 1/(2 C_2)'"),
+        "and Lemma 4.10's proof '(i) we use Lemma 4.4, while in (ii) ... |N|/n <= 2 eta <= 1/(2 C_2)'",
+        words=RD.WORDS["lemma.4.4"], readings=RD.READINGS["lemma.4.4"]),
 )
 
 ALIGNMENT = Statement(
@@ -130,7 +133,8 @@ ALIGNMENT = Statement(
     provenance=reconstructed(
         "Section 4.2's gloss 'all samples within each cluster have the same ReLU activation, which is on on one of the "
         "clusters and off on the opposing cluster', and Lemma 4.11's proof 'It suffices to show that for k in I_{+mu_1}, "
-        "we have <w_j^(t+1), x_k> > 0, and for k in I_{-mu_1}, we have <w_j^(t+1), x_k> < 0'"),
+        "we have <w_j^(t+1), x_k> > 0, and for k in I_{-mu_1}, we have <w_j^(t+1), x_k> < 0'",
+        words=RD.WORDS["cond.4.7"], readings=RD.READINGS["cond.4.7"]),
 )
 
 ORTHOGONALITY = Statement(
@@ -145,7 +149,8 @@ ORTHOGONALITY = Statement(
     provenance=reconstructed(
         "Lemma 4.11's proof: 'we want to show that, for any neuron j in J_{+mu_1} satisfying [display lost] we have that "
         "|<w_j^(t+1), mu_2>| <= 3 alpha |a_j| as well', and Section 4.2's 'the projection of the J_{+-mu_1} (resp. J_{+-mu_2}) "
-        "neurons onto the space spanned by mu_2 (resp. mu_1) remains small'"),
+        "neurons onto the space spanned by mu_2 (resp. mu_1) remains small'",
+        words=RD.WORDS["cond.4.8"], readings=RD.READINGS["cond.4.8"]),
 )
 
 GROWTH = Statement(
@@ -160,7 +165,8 @@ GROWTH = Statement(
     notes=("'neuron' is printed; 'Frobenius' follows from it with sum_j a_j^2 = 1 and is what Lemmas 4.9 and 4.11 use "
            "('||W^(tau)||_F <= 1 for every tau <= t + 1' when 2 alpha (t + 1) <= 1)."),
     provenance=reconstructed("Lemma A.1's surviving first item 'For all j in [m], ||w_j^(t)|| <= 2|a_j| alpha t;' [second item "
-                             "lost], with its use in Lemmas 4.9 and 4.11"),
+                             "lost], with its use in Lemmas 4.9 and 4.11",
+        words=RD.WORDS["lemma.A.1"], readings=RD.READINGS["lemma.A.1"]),
 )
 
 SUBNETWORK = Statement(
@@ -173,7 +179,8 @@ SUBNETWORK = Statement(
                         Tex(r"\|x\|\sqrt{|J^c|/m}\,\|W_{J^c}\|_F"), "<="),),
     assumptions=("any J in [m], any W and x (deterministic); with ||W||_F <= 1 the right side is at most ||x|| sqrt(|J^c|/m)",),
     provenance=reconstructed("Appendix A.2.2: 'In (i) we use the Cauchy-Schwarz inequality, and that phi is 1-Lipschitz with "
-                             "phi(0) = 0. The final claim follows as ||W_{J^c}||_F <= ||W||_F <= 1'"),
+                             "phi(0) = 0. The final claim follows as ||W_{J^c}||_F <= ||W||_F <= 1'",
+        words=RD.WORDS["lemma.4.6"], readings=RD.READINGS["lemma.4.6"]),
 )
 
 SUBNET_MARGIN = Statement(
@@ -189,7 +196,8 @@ SUBNET_MARGIN = Statement(
     notes="C_3 = 4096 e^2/(1 - 1/C_0)^2 >= 30,265, so the claimed margin is at most 3.3e-5.",
     provenance=reconstructed("Lemma 4.9's surviving text 'at time T = 1 + 1/(4 alpha), we have ||W^(T)||_F <= 1, and that "
                              "[display lost] where C_3 = 4096 exp(2)/(1 - 1/C_0)^2', and its proof in Appendix A.2.3 (a lower "
-                             "bound on the margin at mu_1, translated to the clean and noisy samples of each cluster)"),
+                             "bound on the margin at mu_1, translated to the clean and noisy samples of each cluster)",
+        words=RD.WORDS["lemma.4.9"], readings=RD.READINGS["lemma.4.9"]),
 )
 
 ONE_STEP = Statement(
@@ -215,7 +223,8 @@ ONE_STEP = Statement(
     provenance=reconstructed("Lemma 4.10's surviving text 'For C > 1 sufficiently large, on a good run Condition 4.7 holds at "
                              "time t = 1. Moreover, ... the per-neuron normalized correlations satisfy [display lost]', Section "
                              "4.3's 'from <w_j^(0)/||w_j^(0)||, mu_s> >= c/sqrt(d) to <w_j^(1)/||w_j^(1)||, mu_s> >= c' after one "
-                             "sufficiently large step', and its proof in Appendix A.3.1"),
+                             "sufficiently large step', and its proof in Appendix A.3.1",
+        words=RD.WORDS["lemma.4.10"], readings=RD.READINGS["lemma.4.10"]),
 )
 
 INDUCTION = Statement(
@@ -229,7 +238,8 @@ INDUCTION = Statement(
     provenance=reconstructed(
         "Lemma 4.11 survives in prose: 'For C > 1 sufficiently large, on a good run, for every time t = 1, ..., 1/(4 alpha), "
         "neuron alignment (Condition 4.7) holds at time t and almost-orthogonality (Condition 4.8) holds up to time t' "
-        "(the conditions themselves are reconstructed)"),
+        "(the conditions themselves are reconstructed)",
+        words=RD.WORDS["lemma.4.11"], readings=RD.READINGS["lemma.4.11"]),
 )
 
 THEOREM = Statement(
@@ -251,7 +261,8 @@ THEOREM = Statement(
            "'dimension-independent rate of O(sqrt(1/n))'. Decided by outcome rates over seeds with Clopper-Pearson intervals."),
     provenance=reconstructed("Theorem 3.1's surviving preamble ('by running gradient descent with step-size alpha for T = 1 + "
                              "1/(4 alpha) iterations, with probability at least 1 - 4 delta ... we have,' [display lost]) and "
-                             "the sentence after it"),
+                             "the sentence after it",
+        words=RD.WORDS["thm.3.1"], readings=RD.READINGS["thm.3.1"]),
 )
 
 FEATURES = Statement(
@@ -268,7 +279,8 @@ FEATURES = Statement(
     provenance=reconstructed("Section 3: 'for each sample, the feature maps given by the hidden layer activations change "
                              "significantly from their values at random initialization', and Proposition 3.2's preamble 'the "
                              "feature maps of the neural network at time T = 1 + 1/(4 alpha) satisfy, for all i in [n],' "
-                             "[display lost]"),
+                             "[display lost]",
+        words=RD.WORDS["prop.3.2"], readings=RD.READINGS["prop.3.2"]),
 )
 
 #: the population first step's coefficient along mu_1 and its normalised correlation (ONE_STEP, 'population step')

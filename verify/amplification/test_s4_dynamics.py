@@ -59,6 +59,7 @@ def test_almost_orthogonality_holds_at_every_step(record):
 
 
 @pytest.mark.statement("lemma.A.1")
+@pytest.mark.reading("neuron")
 def test_weight_growth(record):
     tr = _small()
     s = tr.setting
@@ -75,6 +76,7 @@ SUBNET = 8 * 38 * EPS
 
 
 @pytest.mark.statement("lemma.4.6")
+@pytest.mark.reading("cauchy-schwarz")
 def test_subnetwork_gap_within_cauchy_schwarz(record):
     tr = _small()
     worst = float(tr.subnet_ratio.max())
@@ -83,6 +85,7 @@ def test_subnetwork_gap_within_cauchy_schwarz(record):
 
 
 @pytest.mark.statement("lemma.4.10")
+@pytest.mark.reading("align")
 def test_one_step_amplifies_and_aligns(record):
     tr = _small()
     s = tr.setting
@@ -105,6 +108,7 @@ def test_count_gap_positive(record):
 
 
 @pytest.mark.statement("lemma.4.9")
+@pytest.mark.reading("inv-C3")
 def test_subnetwork_margin_at_T(record):
     """y_i f^J(x_i; W^(T)) >= 1/C_3 on clean and <= -1/C_3 on noisy samples, C_3 = 4096 e^2/(1 - 1/C_0)^2,
     on a good run (probability >= 1 - 4 delta): rejected only if the seeds' rate interval lies below it."""
@@ -130,6 +134,7 @@ def _theorem_rates(tr, record):
 
 
 @pytest.mark.statement("thm.3.1")
+@pytest.mark.reading("fit-risk")
 def test_theorem_conclusions_inside_the_assumptions(record):
     tr = _small()
     s = tr.setting
@@ -144,6 +149,7 @@ def test_theorem_conclusions_inside_the_assumptions(record):
 
 
 @pytest.mark.statement("prop.3.2")
+@pytest.mark.reading("rel-1")
 def test_features_move(record):
     tr = _small()
     worst = float(tr.feature_change.min())
@@ -154,6 +160,7 @@ def test_features_move(record):
 @pytest.mark.slow
 @pytest.mark.statement("thm.3.1")
 @pytest.mark.parametrize("C", [36, 64])
+@pytest.mark.reading("fit")
 def test_theorem_at_larger_constants(C, record):
     tr = run(C, 16)
     out = _theorem_rates(tr, record)
@@ -163,6 +170,7 @@ def test_theorem_at_larger_constants(C, record):
 
 @pytest.mark.slow
 @pytest.mark.statement("lemma.4.10")
+@pytest.mark.reading("order-one")
 def test_amplified_correlation_does_not_decay_with_d(record):
     """Lemma 4.10: O(1/sqrt d) before the step, O(1) after. At C = 16 with d = 755, 7550, 75500
     (n, m fixed, sigma = 1/(C sqrt d)): the threshold falls by sqrt(100) = 10, the amplified

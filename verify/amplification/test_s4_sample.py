@@ -63,6 +63,7 @@ def test_parts_against_their_exact_laws(n, d, sigma, eta, C1, record):
 
 @pytest.mark.witness("reference")
 @pytest.mark.parametrize("n, m", [(100, 50), (10_000, 1000)])
+@pytest.mark.reading("some-C1")
 def test_constants_the_parts_need_at_the_edge_of_A1(n, m, record):
     """C = 16, delta = 0.1, d at the edge of (A1): the smallest C_1 that gives each part probability
     1 - delta/4 (the proof's union bound). (b) needs C_1 close to 1 + O(sqrt(log(n/delta)/d)),
