@@ -128,19 +128,11 @@ def test_alignment_fails_for_neurons_below_the_threshold(record):
 
 # --------------------------------------------------------------------------------------- cond.4.8
 @pytest.mark.statement("cond.4.8")
-@pytest.mark.reading("J-3alpha")
-def test_orthogonality_3alpha(record):
-    _, _, worst = _conditions(BASE, SEEDS, range(1, BASE.T))
-    record(ratio=worst, detail=f"max |<w_j, mu'>|/(3 alpha |a_j|) over J, t = 1..T-1: {worst:.3f}",
-           judged=len(SEEDS) * (BASE.T - 1))
-    assert worst <= 1
-
-
-@pytest.mark.statement("cond.4.8")
-@pytest.mark.reading("J-alpha")
-def test_orthogonality_alpha(record):
-    _, _, worst = _conditions(BASE, SEEDS, range(1, BASE.T), ao_bound=1.0)
-    record(ratio=worst, detail=f"max |<w_j, mu'>|/(alpha |a_j|) over J, t = 1..T-1: {worst:.3f}",
+@pytest.mark.parametrize("bound", [pytest.param(3.0, marks=pytest.mark.reading("J-3alpha"), id="3alpha"),
+                                   pytest.param(1.0, marks=pytest.mark.reading("J-alpha"), id="alpha")])
+def test_orthogonality_on_J(bound, record):
+    _, _, worst = _conditions(BASE, SEEDS, range(1, BASE.T), ao_bound=bound)
+    record(ratio=worst, detail=f"max |<w_j, mu'>|/({bound:g} alpha |a_j|) over J, t = 1..T-1: {worst:.3f}",
            judged=len(SEEDS) * (BASE.T - 1))
     assert worst <= 1
 
@@ -263,32 +255,22 @@ def test_subnetwork_signs_at_T(record):
 
 
 # ------------------------------------------------------------------------------------- lemma.4.11
-@pytest.mark.statement("lemma.4.11")
-@pytest.mark.reading("to-1/(4alpha)")
-def test_conditions_to_T_minus_1(record):
-    bad, judged, worst = _conditions(BASE, SEEDS, range(1, BASE.T))
-    record(ratio=worst, detail=f"t = 1..T-1: {bad} alignment violations of {judged} pairs, orthogonality "
-                               f"{worst:.3f} of 3 alpha |a_j|", judged=judged)
-    assert bad == 0 and worst <= 1
+#: (reading, steps as a multiple of T, seeds, first time judged, last time judged as an offset from the end)
+SPANS = [("to-1/(4alpha)", 1, 8, 1, -1), ("through-T", 1, 8, BASE.T, 0), ("through-4T", 4, 4, 1, 0)]
 
 
 @pytest.mark.statement("lemma.4.11")
-@pytest.mark.reading("through-T")
-def test_conditions_at_T(record):
-    bad, judged, worst = _conditions(BASE, SEEDS, [BASE.T])
-    record(ratio=worst, detail=f"t = T: {bad} alignment violations of {judged} pairs, orthogonality {worst:.3f}",
-           judged=judged)
-    assert bad == 0 and worst <= 1
-
-
-@pytest.mark.statement("lemma.4.11")
-@pytest.mark.reading("through-4T")
-def test_conditions_through_4T(record):
-    s = replace(BASE, steps=4 * BASE.T)
-    bad, judged, worst = _conditions(s, range(4), range(1, s.T + 1))
-    record(ratio=worst, detail=f"t = 1..{s.T}, 4 seeds: {bad} alignment violations of {judged} pairs, orthogonality "
-                               f"{worst:.3f}", judged=judged)
-    assert bad == 0 and worst <= 1
+@pytest.mark.parametrize("factor, seeds, first, last", [pytest.param(*p[1:], marks=pytest.mark.reading(p[0]), id=p[0])
+                                                        for p in SPANS])
+def test_conditions_along_the_run(factor, seeds, first, last, record):
+    """Conditions 4.7 and 4.8 (J at Lemma 4.2's threshold, all samples, 3 alpha |a_j|) at t = first..T' + last,
+    T' = factor x T steps."""
+    s = replace(BASE, steps=factor * BASE.T)
+    times = range(first, s.T + last + 1)
+    bad, judged, worst = _conditions(s, range(seeds), times)
+    record(ratio=worst, detail=f"t = {times.start}..{times.stop - 1}, {seeds} seeds: {bad} alignment violations of "
+                               f"{judged} pairs, orthogonality {worst:.3f} of 3 alpha |a_j|", judged=judged)
+    assert bad == 0 and worst <= 1 and judged > 0
 
 
 # ---------------------------------------------------------------------------------------- thm.3.1
