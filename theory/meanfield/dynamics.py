@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.core.statement import Equation, Kind, Param, Statement, Tex, reconstructed
+from theory.core.statement import Equation, Kind, Param, Reading, Statement, Tex, reconstructed
 
 c_hat = sp.Symbol(r"\hat{c}", positive=True)
 lam1, lam2 = sp.symbols(r"\lambda_1 \lambda_2", positive=True)
@@ -102,7 +102,16 @@ LEMMA1_PROOF = Statement(
     where=((kappa, sp.simplify(KAPPA_STAR)), (eta_t, eta_def), (eta0_tilde, eta0_def)),
     notes=("(53) multiplied by 3/2 gives (3/2) sqrt(2) C_2 = 9 lambda_2/(2 lambda_1 K (I_r - I_l)); (52)'s last "
            "step drops a factor sqrt(2) (Ldot L^(-1/2) = sqrt(2) d/dt (2L)^(1/2)), restoring it gives 3 C_2."),
-    provenance=reconstructed("Appendix D, (38)-(54), with (52)'s factor sqrt(2) restored"),
+    provenance=reconstructed(
+        "Appendix D, (38)-(54), with (52)'s factor sqrt(2) restored",
+        words=("Lemma 1 (19): '(eta^t)^(3/2) >= (tilde eta^0)^(3/2) - kappa (sqrt(L^0) - sqrt(L^t))/c_hat' with "
+               "kappa(lambda_1, lambda_2) = 9 lambda_2 (I_r - I_l)/(2 lambda_1 K_sigma') printed; Appendix D's "
+               "chain (46)-(53) in C_1, C_2"),
+        readings=(
+            Reading("kappa-star", "(19) with kappa* = 3 C_2 (the chain with (52)'s factor sqrt 2 restored)", 1),
+            Reading("kappa-53", "(19) with kappa = (3/2) sqrt(2) C_2 ((53) as printed, times 3/2): a smaller kappa", 2),
+            Reading("kappa-printed", "(19) with kappa = 9 lambda_2 (I_r - I_l)/(2 lambda_1 K_sigma') as printed", 3),
+        )),
 )
 
 #: K(I, lambda_1, lambda_2) as Lemma 3 prints it
@@ -137,5 +146,16 @@ LEMMA3_PROOF = Statement(
     where=((sp.Symbol("K^*"), K_STAR),),
     notes=("(71) with the density exp(-u^2/(2G))/sqrt(2 pi G) and the infimum over I_0 taken at M_0; (68)-(70) "
            "unchanged (Hoeffding with r = pi/2 >= K*)."),
-    provenance=reconstructed("Appendix E.2, (67)-(72), with (71) recomputed"),
+    provenance=reconstructed(
+        "Appendix E.2, (67)-(72), with (71) recomputed",
+        words=("Lemma 3 (56): 'if m >= log(n delta^-1)/(2 K(I, G_min, G_max)^2), then with probability at least "
+               "1 - delta, there is eta^0 > K(I, G_min, G_max)'; before it: 'The second one proves that tilde "
+               "eta^0 is lower-bounded'; (71) 'pi(I_0; G) >= 2K'"),
+        readings=(
+            Reading("eta-over-I", "P(eta^0 > K*) >= 1 - delta: the fraction over all of I, as (56) prints it", 1),
+            Reading("eta-tilde", "P(tilde eta^0 > K*) >= 1 - delta: the middle third I_0, what (57) uses", 2),
+            Reading("half-mass", "the same with K = min_a pi(I_0; G_aa)/2 >= K* (the tightest constant (71) "
+                                 "can give), m >= log(n/delta)/(2 K^2)", 3),
+            Reading("full-mass", "the same with K = min_a pi(I_0; G_aa) (no factor 1/2)", 4),
+        )),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theory.core import dual_kernels as dk
-from theory.core.statement import Equation, Expectation, Kind, Param, Statement, reconstructed
+from theory.core.statement import Equation, Expectation, Kind, Param, Reading, Statement, reconstructed
 
 u, v, r, phi = sp.symbols("u v r phi", real=True)
 a, b, theta, alpha = dk.a, dk.b, dk.theta, dk.alpha
@@ -89,5 +89,11 @@ EQ23_PRIME = Statement(
     notes=("sigma' = 0 where sigma is not differentiable (the paper's convention below Assumption 1), so "
            "relu'(0) = |.|'(0) = 0. In the infinite-width limit the initial tangent kernel of the shallow net, "
            "(1/m) sum_i sigma'(h_i(x_a)) sigma'(h_i(x_b)) G_ab of (13), tends to G_ab times this kernel."),
-    provenance=reconstructed("the tangent kernel of eq. (13) at initialisation (W ~ N(0, 1), Assumption 3)"),
+    provenance=reconstructed(
+        "the tangent kernel of eq. (13) at initialisation (W ~ N(0, 1), Assumption 3)",
+        words="(13)'s tangent kernel at initialisation; below Assumption 1: sigma' = 0 where sigma is not differentiable",
+        readings=(
+            Reading("positive-inputs", "the closed forms for a, b > 0, whatever sigma'(0) is (z^T x = 0 has probability 0)", 1),
+            Reading("zero-input", "and, with sigma'(0) = 0, the step kernels vanish at a zero input", 2),
+        )),
 )

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sympy as sp
 
 from theory.core.derivation import Steps
-from theory.core.statement import Equation, Kind, Param, Statement, Tex, reconstructed
+from theory.core.statement import Equation, Kind, Param, Reading, Statement, Tex, reconstructed
 
 from .dynamics import c_hat, delta, m
 
@@ -84,7 +84,15 @@ TABLE_1 = Statement(
            "rebuilt: Section 2.2 says under the NTK scaling the features move O(1/sqrt m) while f changes Omega(1), "
            "and that with 1/m features move at least |Delta f|/(c L) (15); Section 4.3 says MF features start near 0. "
            "Exponents: h^0, f^0 at initialisation, Delta h, Delta f after one step (and after any fixed number of steps)."),
-    provenance=reconstructed("Table 1 (models, printed) with Section 2.2 and Section 4.3 (the first-step orders)"),
+    provenance=reconstructed(
+        "Table 1 (models, printed) with Section 2.2 and Section 4.3 (the first-step orders)",
+        words=("Table 1 prints the three models and step rules only; Section 2.2: under the NTK scaling the "
+               "features move O(1/sqrt m) while f changes Omega(1), and with 1/m they move at least "
+               "|Delta f|/(c L) (15); Section 4.3: mean-field features start near 0"),
+        readings=(
+            Reading("one-step", "the orders of h^0, f^0 at initialisation and of Delta h, Delta f after one GD step", 1),
+            Reading("fixed-steps", "the same orders after any fixed number of GD steps", 2),
+        )),
 )
 
 theta1, theta2, theta3 = (Tex(rf"\theta^{{({k})}}") for k in (1, 2, 3))

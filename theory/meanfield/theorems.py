@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from theory.core.statement import Equation, Kind, Param, Statement, Tex, reconstructed
+from theory.core.statement import Equation, Kind, Param, Reading, Statement, Tex, reconstructed
 
 from .dynamics import (
                        C2,
@@ -98,7 +98,19 @@ LEMMA2_PROOF = Statement(
     notes=("c_i sigma(h_i) is symmetric with |c_i sigma(h_i)| <= c L |h_i|, h_i ~ N(0, G_aa), so it is sub-Gaussian "
            "with variance proxy c^2 L^2 G_aa (E exp(s X) <= E cosh(s c L h)); Chernoff; sum_a f_a^2 >= rho^2 |y|^2 "
            "forces some f_a^2 >= rho^2 |y|^2/n; |f| <= rho |y| gives L^0 <= (1 + rho)^2 |y|^2/2 = |y|^2."),
-    provenance=reconstructed("Appendix E.1, (62)-(66), with the union bound and (66) repaired"),
+    provenance=reconstructed(
+        "Appendix E.1, (62)-(66), with the union bound and (66) repaired",
+        words=("Lemma 2 (55): 'if m >= Omega(c_hat^2 log(n delta^-1) G_max/||y||^2), then with probability at "
+               "least 1 - delta, there is L^0 <= ||y||^2'; (62) '||c_i sigma(h_i)||_psi2 <= c_hat L_sigma "
+               "(G_aa)^(1/2) M_SG'"),
+        readings=(
+            Reading("n-linear", "L^0 <= ||y||^2 w.p. >= 1 - delta once m >= 2 n c^2 L^2 G_max log(2n/delta)/((sqrt 2 - "
+                                "1)^2 ||y||^2), sigma(0) = 0", 1),
+            Reading("n-free", "the same once m >= C c^2 log(n/delta) G_max/||y||^2 with C absolute (the Omega "
+                              "read literally)", 2),
+            Reading("any-sigma0", "the n-linear width for any L_sigma-Lipschitz sigma, sigma(0) != 0 allowed "
+                                  "((62) as written)", 3),
+        )),
 )
 
 # ------------------------------------------------------------------------------ Theorem 1, Corollary 1
@@ -133,7 +145,15 @@ THM1_PROOF = Statement(
                  r"$\hat c\ge\hat c_0^*\lambda_{\max}(G)/\lambda_{\min}(G)$"),
     where=((K_act, K_STAR),),
     notes="Deterministic given the two initial events: checked along integrated flows whose initial draws satisfy them.",
-    provenance=reconstructed("Appendix E, (57)-(61), with Lemma 1's kappa* and Lemma 3's K*"),
+    provenance=reconstructed(
+        "Appendix E, (57)-(61), with Lemma 1's kappa* and Lemma 3's K*",
+        words=("(58) 'if our choice of c_hat satisfies c_hat >= 3 sqrt(2) C_2 ||y||/K(I, G_min, G_max)^(3/2)', (61) "
+               "'L^t <= L^0 exp{-2^(1/3) lambda_min(G) K_sigma'^2 K c_hat^2 t}'"),
+        readings=(
+            Reading("c0-star", "(17) with K = K*, r = 2^(1/3) K_sigma'^2 K*, for c_hat >= c_hat_0* = 6 C_2 ||y|| "
+                               "lambda_1/(K*^(3/2) lambda_2) times lambda_max/lambda_min", 1),
+            Reading("c0-printed", "the same for c_hat >= (58)'s 3 sqrt(2) C_2 ||y||/K*^(3/2) (a smaller c_hat_0)", 2),
+        )),
 )
 
 COR1 = Statement(
