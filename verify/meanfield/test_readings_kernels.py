@@ -21,7 +21,7 @@ from numerics.meanfield import kernels as K
 pytestmark = [pytest.mark.statement("eq.23.prime"), pytest.mark.witness("montecarlo")]
 
 Z_TEST = ZTest(alpha=1e-6, comparisons=2 * 6)
-SAMPLES = 200_000
+SAMPLES = 100_000
 
 
 def _step(u, name: str, at_zero: float):
