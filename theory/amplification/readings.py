@@ -47,7 +47,7 @@ WORDS: dict[str, str] = {
                   "<= 1, and that [lost] where C_3 = 4096 exp(2)/(1 - 1/C_0)^2'"),
     "lemma.4.10": ("'For C > 1 sufficiently large, on a good run Condition 4.7 holds at time t = 1. Moreover, letting "
                    "C_2 > 1 denote the constant from Lemma 4.4, the per-neuron normalized correlations satisfy [lost]'; "
-                   "Section 4.3 'from ... >= c/sqrt(d) to ... >= c' after one sufficiently large step'"),
+                   "Section 4.3 'amplify ... from <w_j^(0)/||w_j^(0)||, mu_s> >= c/sqrt(d) to <w_j^(1)/||w_j^(1)||, mu_2> >= c' after one sufficiently large step'"),
     "lemma.4.11": ("'For C > 1 sufficiently large, on a good run, for every time t = 1, ..., 1/(4 alpha), neuron "
                    "alignment (Condition 4.7) holds at time t and almost-orthogonality (Condition 4.8) holds up to time t'"),
     "thm.3.1": ("'by running gradient descent with step-size alpha for T = 1 + 1/(4 alpha) iterations, with "
