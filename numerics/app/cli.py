@@ -120,11 +120,14 @@ def _campaign(args):
 
 
 def _fuzz(args) -> int:
-    from numerics.core import fuzzing
+    from numerics.core import execution, fuzzing
 
     pack, campaign = _campaign(args)
-    result = fuzzing.run(campaign, examples=args.examples, seed=args.seed, deep=args.deep,
-                         progress=not args.no_progress)
+    try:
+        result = fuzzing.run_tasks(pack.paper.qualify(campaign.id), campaign, args)
+    except execution.TasksFailed as exc:
+        print(f"maskverify fuzz: {exc}", file=sys.stderr)
+        return 1
     print(fuzzing.format_result(result))
     if args.json:
         fuzzing.write_json(args.json, result)
@@ -165,7 +168,7 @@ known ids are listed).
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from numerics.core import registry
+    from numerics.core import fuzzing, registry
 
     from . import checkrun, latex_cmd, report
 
@@ -236,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "wider domain")
     fuzz.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE (atomically)")
     fuzz.add_argument("--no-progress", action="store_true", help="no progress bar")
+    fuzzing.add_task_arguments(fuzz)
     fuzz.set_defaults(func=_fuzz)
 
     latex_cmd.add_subcommand(sub)
