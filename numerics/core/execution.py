@@ -195,7 +195,7 @@ class Engine:
             n = self.workers or default_workers()
             self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                          dashboard_address=":0" if _dashboard_available() else None,
-                                         silence_logs=logging.CRITICAL)
+                                         silence_logs=logging.CRITICAL, preload=[__name__])
             self.client = Client(self._cluster)
             where = f"local cluster of {n} worker processes ({self._cluster.scheduler_address})"
         board = self.client.dashboard_link if _dashboard_available() else "off (needs bokeh)"
@@ -208,6 +208,15 @@ class Engine:
         if self._cluster is not None:
             self._cluster.close()
         self.client = self._cluster = None
+
+
+def dask_setup(worker) -> None:
+    """Run by Dask in each local worker process at its start (``preload``): Ctrl-C in a terminal
+    reaches the whole process group, and the client, not each worker, handles it (it cancels the
+    tasks and closes the cluster); a worker then ignores SIGINT instead of dying with a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def add_arguments(parser, *, store: str, workers_flag: str = "--workers", resume_flag: str = "--resume") -> None:
@@ -314,17 +323,24 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
                     failures.append((by_key[key_of[fut.key]], _one_line(fut.exception())))
                 fut.release()
                 if time.monotonic() - last > 0.5:  # the scheduler's view, at most twice a second
-                    running = sum(len(v) for v in client.processing().values())
+                    threads = client.nthreads()  # a worker may hold more tasks than it runs
+                    running = sum(min(len(v), threads.get(w, 1)) for w, v in client.processing().items())
                     bar.set_postfix_str(f"failed {len(failures)}, running {running}", refresh=False)
                     last = time.monotonic()
     except KeyboardInterrupt:
-        if futures:
-            engine.client.cancel(futures)
-        bar.close()
-        stored = f"; {len(results)} of {len(set(keys))} tasks done" + (
-            f" and stored in {store.root}: rerun with --resume to continue" if store is not None else "")
-        print(f"\ninterrupted{stored}", file=sys.stderr)
-        engine.__exit__(None, None, None)
+        import signal
+
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
+        try:
+            if futures:
+                engine.client.cancel(futures)
+            bar.close()
+            stored = f"; {len(results)} of {len(set(keys))} tasks done" + (
+                f" and stored in {store.root}: rerun with --resume to continue" if store is not None else "")
+            print(f"\ninterrupted{stored}", file=sys.stderr)
+            engine.__exit__(None, None, None)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         raise SystemExit(130) from None
     bar.set_postfix_str(f"failed {len(failures)}, running 0")
     bar.close()
