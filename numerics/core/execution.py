@@ -155,14 +155,14 @@ def _dashboard_available() -> bool:
 class Engine:
     """Where tasks run: ``scheduler`` (an address), else a local cluster of ``workers`` processes
     (None: the cores), or serially in this process (``workers == 0``).  A context manager: the
-    client (``self.client``, None when serial) lives inside the ``with`` block."""
+    client (``self.client``, None when serial) lives inside the ``with`` block, from its first use."""
 
     workers: int | None = None
     scheduler: str | None = None
     quiet: bool = False
 
     def __post_init__(self):
-        self.client = None
+        self._client = None
         self._cluster = None
         if self.workers is not None and self.workers < 0:
             raise UsageError(f"--workers must be >= 0, got {self.workers}")
@@ -178,36 +178,42 @@ class Engine:
             print(text, file=sys.stderr, flush=True)
 
     def __enter__(self) -> "Engine":
-        if self.serial:
-            return self
+        return self
+
+    @property
+    def client(self):
+        """The Dask client (None when serial), connected or started on first use, so that a run
+        with nothing to do (everything stored) starts no cluster."""
+        if self.serial or self._client is not None:
+            return self._client
         from distributed import Client, LocalCluster
 
         if self.scheduler:
             try:
-                self.client = Client(self.scheduler, timeout=CONNECT_TIMEOUT_S)
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT_S)
             except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
                 reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 raise UsageError(f"cannot reach the Dask scheduler {self.scheduler!r} within "
                                  f"{CONNECT_TIMEOUT_S:g} s ({reason})") from None
-            n = len(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+            n = len(self._client.scheduler_info(n_workers=-1).get("workers", {}))
             where = f"scheduler {self.scheduler} ({n} workers now)"
         else:
             n = self.workers or default_workers()
             self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                          dashboard_address=":0" if _dashboard_available() else None,
                                          silence_logs=logging.CRITICAL, preload=[__name__])
-            self.client = Client(self._cluster)
+            self._client = Client(self._cluster)
             where = f"local cluster of {n} worker processes ({self._cluster.scheduler_address})"
-        board = self.client.dashboard_link if _dashboard_available() else "off (needs bokeh)"
+        board = self._client.dashboard_link if _dashboard_available() else "off (needs bokeh)"
         self._say(f"dask: {where}; dashboard {board}")
-        return self
+        return self._client
 
     def __exit__(self, *exc) -> None:
-        if self.client is not None:
-            self.client.close()
+        if self._client is not None:
+            self._client.close()
         if self._cluster is not None:
             self._cluster.close()
-        self.client = self._cluster = None
+        self._client = self._cluster = None
 
 
 def dask_setup(worker) -> None:
@@ -219,12 +225,13 @@ def dask_setup(worker) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def add_arguments(parser, *, store: str, workers_flag: str = "--workers", resume_flag: str = "--resume") -> None:
+def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--workers",),
+                  resume_flag: str = "--resume") -> None:
     """The execution options of a long command: ``--workers N``, ``--scheduler ADDRESS``,
     ``--store DIR`` (default ``store``), ``--resume``.  A command whose own ``--workers`` or
-    ``--resume`` means something else renames them (``workers_flag``, ``resume_flag``)."""
+    ``--resume`` means something else renames them (``workers_flags``, ``resume_flag``)."""
     g = parser.add_argument_group("execution (Dask distributed; one task per record in --store)")
-    g.add_argument(workers_flag, dest="exec_workers", metavar="N", type=count(0), default=None,
+    g.add_argument(*workers_flags, dest="exec_workers", metavar="N", type=count(0), default=None,
                    help=f"worker processes of a local Dask cluster (default: the cores, {default_workers()}); "
                         "0: serially in this process, without Dask")
     g.add_argument("--scheduler", dest="exec_scheduler", metavar="ADDRESS", default=None,
@@ -286,6 +293,7 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     todo = list(dict.fromkeys(k for k in keys if k not in results))  # duplicates run once
     by_key = dict(zip(keys, params))
     failures: list[tuple[dict, str]] = []
+    client = None if engine.serial or not todo else engine.client  # connects (or fails) before the bar
     bar = tqdm(total=len(set(keys)), initial=len(set(keys)) - len(todo), desc=desc, unit="task",
                disable=not progress, dynamic_ncols=True)
     if store is not None and resume and len(todo) < len(set(keys)):
@@ -301,7 +309,7 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
 
     futures = []
     try:
-        if engine.client is None:
+        if client is None:
             for k in todo:
                 bar.set_postfix_str(f"failed {len(failures)}, running 1", refresh=True)
                 try:
@@ -311,7 +319,6 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
         else:
             from distributed import as_completed
 
-            client = engine.client
             futures = [client.submit(_call, fn, by_key[k], key=f"{fn.__name__}-{k}", pure=False,
                                      retries=retries, resources=resources) for k in todo]
             key_of = {f.key: k for f, k in zip(futures, todo)}
