@@ -160,6 +160,13 @@ and (as Hypothesis does for @seed) the database is neither read nor written.
 --json FILE writes the full result (the fields above, the details of the worst and
 shrunk examples, timings) atomically.
 
+Tasks: a campaign of more examples than --chunk is split into tasks of --chunk
+examples (task i has seed S+i; unseeded tasks share the example database), run on
+Dask (--workers, --scheduler) and each stored in --store as it finishes (--resume
+skips those stored); the output merges them (counts summed, the worst ratio, the
+first task's shrunk counterexample).  One task and none of these options: it runs
+in this process, as it always did.
+
 Exit status: 0 no counterexample (always 0 for a campaign without a threshold);
 1 the inequality failed (or its evaluation raised on an example of the domain: a bug,
 reported with the shrunk example and a reproducer); 2 bad usage (unknown ID: the

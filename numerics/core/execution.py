@@ -87,9 +87,10 @@ def module_version(fn: Task) -> str:
         version = importlib.metadata.version("maskverify")
     except importlib.metadata.PackageNotFoundError:
         version = "0"
+    fn = getattr(fn, "func", fn)  # a functools.partial: the function it wraps
     try:
         source = inspect.getsource(sys.modules[fn.__module__])
-    except (TypeError, OSError, KeyError):
+    except (TypeError, OSError, KeyError, AttributeError):
         return version
     return f"{version}+{hashlib.sha256(source.encode()).hexdigest()[:16]}"
 

@@ -329,7 +329,9 @@ def run_tasks(campaign_id: str, c: Campaign, args) -> Result:
         return run(c, examples=examples, seed=args.seed, deep=args.deep, progress=not args.no_progress)
     store = execution.Store(args.exec_store)
     with execution.engine_from_args(args) as engine:
-        parts = execution.run(task, params, engine, store=store, resume=args.exec_resume,
+        # the version covers the runner and the module defining the campaign's evaluation
+        version = f"{execution.module_version(task)}/{execution.module_version(c.evaluate)}"
+        parts = execution.run(task, params, engine, store=store, resume=args.exec_resume, version=version,
                               desc=f"fuzz {campaign_id}", progress=not args.no_progress)
     return merge(parts)
 
