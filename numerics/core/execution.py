@@ -11,7 +11,8 @@ Where the tasks run (``Engine``, from the command-line options of ``add_argument
 
 * ``--workers N`` (default: the machine's cores): an embedded ``distributed.LocalCluster`` of
   N single-threaded worker processes (``processes=True, threads_per_worker=1``; Dask's nanny
-  sets ``OMP_NUM_THREADS=1`` and its kin in each), started and closed by the command;
+  sets ``OMP_NUM_THREADS=1`` and its kin in each), started and closed by the command; every task,
+  wherever it runs, has one BLAS and one torch thread (``single_threaded``);
 * ``--workers 0``: serially in this process, without Dask (for a debugger, or a machine where
   spawning processes is not allowed); results, store and progress are the same;
 * ``--scheduler ADDRESS`` (or the environment variable ``MASKVERIFY_SCHEDULER``): a running
@@ -44,6 +45,7 @@ start.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import inspect
@@ -240,8 +242,15 @@ def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--wo
                         f"(default: ${SCHEDULER_ENV} if set)")
     g.add_argument("--store", dest="exec_store", metavar="DIR", type=Path, default=Path(store),
                    help=f"the run's directory: one record per finished task (default {store})")
-    g.add_argument(resume_flag, dest="exec_resume", action="store_true",
-                   help="skip the tasks already stored in --store (same parameters and code version)")
+    if resume_flag is not None:  # None: the command's own --resume also resumes its tasks
+        g.add_argument(resume_flag, dest="exec_resume", action="store_true",
+                       help="skip the tasks already stored in --store (same parameters and code version)")
+
+
+def chosen(args) -> bool:
+    """Whether the options (or the environment) ask for the engine: ``--workers``, ``--scheduler``
+    or ``MASKVERIFY_SCHEDULER`` given."""
+    return args.exec_workers is not None or bool(args.exec_scheduler) or bool(os.environ.get(SCHEDULER_ENV))
 
 
 def engine_from_args(args, *, quiet: bool = False) -> Engine:
@@ -254,10 +263,32 @@ def engine_from_args(args, *, quiet: bool = False) -> Engine:
 
 
 # ----------------------------------------------------------------------------- running
+@contextlib.contextmanager
+def single_threaded():
+    """Run the block with one BLAS/OpenMP thread (``threadpoolctl``) and one torch thread (when
+    torch is loaded), restoring the counts after.  Every task runs so, here as on a worker (whose
+    nanny sets ``OMP_NUM_THREADS=1``): the order of a product's float sums, and so its last bits,
+    then do not depend on where the task ran; the parallelism is across tasks."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    with threadpool_limits(limits=1):
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(before)
+
+
 def _call(fn: Task, params: dict) -> tuple[str, float, str]:
-    """Run one task (on a worker or here): its result as JSON text, seconds, where it ran."""
+    """Run one task (on a worker or here, ``single_threaded``): its result as JSON text, seconds,
+    where it ran."""
     t0 = time.perf_counter()
-    result = fn(params)
+    with single_threaded():
+        result = fn(params)
     text = json.dumps(result, allow_nan=False)
     try:
         from distributed import get_worker

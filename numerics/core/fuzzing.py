@@ -324,8 +324,7 @@ def run_tasks(campaign_id: str, c: Campaign, args) -> Result:
     examples = args.examples or c.examples * (10 if args.deep else 1)
     database = str(Path(DATABASE_DIR).resolve())
     params = split(campaign_id, examples, args.chunk or c.examples, args.seed, args.deep, database)
-    chosen = args.exec_workers is not None or args.exec_scheduler or os.environ.get(execution.SCHEDULER_ENV)
-    if len(params) == 1 and not chosen:
+    if len(params) == 1 and not execution.chosen(args):
         return run(c, examples=examples, seed=args.seed, deep=args.deep, progress=not args.no_progress)
     store = execution.Store(args.exec_store)
     with execution.engine_from_args(args) as engine:

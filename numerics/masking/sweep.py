@@ -5,8 +5,8 @@ A (kappa, seed) task is ``MaskedGD`` restricted to that kappa and seed: its mask
 generator keyed by (mask seed, seed, step) alone (``training.mask_noise``), and its data and W_0
 from the config's seeds, so it is the same run as that slice of the batched program (runs stay
 paired across kappa), up to the order of float sums (``training.train_one_by_one``).  Each task
-runs with one torch thread, so that its result is the same bit for bit wherever it runs (a
-serial run, a local cluster, a remote one).  The trajectories are assembled in (seed, kappa)
+runs with one thread (``execution.single_threaded``), so that its result is the same bit for bit
+wherever it runs (a serial run, a local cluster, a remote one).  The trajectories are assembled in (seed, kappa)
 order as ``training.train`` returns them, and ``fig3a.summarise`` reads them as it does those.
 """
 from __future__ import annotations
@@ -35,9 +35,8 @@ def masked_task(params: dict) -> dict:
     ``device``: the clean losses L(W_k), k = 0..steps, the divergence step (-1: none) and the
     last iterate W."""
     cfg = replace(_config(params), kappas=(params["kappa"],))
-    with tr.torch_threads(1):
-        run = tr.MaskedGD(cfg, device=params["device"], seeds=[params["seed"]])
-        run.advance(cfg.steps)
+    run = tr.MaskedGD(cfg, device=params["device"], seeds=[params["seed"]])
+    run.advance(cfg.steps)
     t = run.trajectories()
     return {"loss": _finite_or_none(t.loss[0, 0]), "diverged_at": int(t.diverged_at[0, 0]),
             "W": t.W[0, 0].cpu().double().tolist(), "seconds": t.seconds}
@@ -46,9 +45,8 @@ def masked_task(params: dict) -> dict:
 def expected_task(params: dict) -> dict:
     """The expected dynamics (``training.ExpectedGD``, seed 0) of one ``kappa`` for ``steps``
     steps: the clean losses L(W^E_k), k = 0..steps."""
-    with tr.torch_threads(1):
-        run = tr.ExpectedGD(_config(params), [params["kappa"]])
-        run.advance(params["steps"])
+    run = tr.ExpectedGD(_config(params), [params["kappa"]])
+    run.advance(params["steps"])
     return {"loss": _finite_or_none(run.losses[0])}
 
 

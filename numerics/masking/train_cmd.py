@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from theory.core.io import atomic_write
 
-import os
 import sys
 from pathlib import Path
 
@@ -174,7 +173,7 @@ def run(args) -> int:
         torch.set_num_threads(args.threads)
     if args.workers:
         return _run_fedavg(args, cfg, device)
-    if args.exec_workers is not None or args.exec_scheduler or os.environ.get(execution.SCHEDULER_ENV):
+    if execution.chosen(args):
         return _run_tasks(args, cfg, device)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt = args.out / CHECKPOINT

@@ -1,6 +1,6 @@
 """``maskverify train`` as tasks (``numerics.masking.sweep``): the (kappa, seed) tasks assemble
 into the trajectories of the same runs taken one by one (``training.train_one_by_one``, which
-runs each (seed, kappa) slice alone), bit for bit with one torch thread, and the expected
+runs each (seed, kappa) slice alone), bit for bit with one thread, and the expected
 dynamics' tasks equal ``ExpectedGD`` run on all kappas at once."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_task_sweep_equals_the_runs_one_by_one(tmp_path):
     with execution.Engine(workers=0, quiet=True) as engine:
         traj, exp = sweep.run(CFG, engine, store=execution.Store(tmp_path), resume=False, device="cpu",
                               expected_steps=4, progress=False)
-    with tr.torch_threads(1):
+    with execution.single_threaded():
         ref = tr.train_one_by_one(CFG)
         whole = tr.ExpectedGD(CFG, [0.3, 1.0])
         whole.advance(4)
