@@ -248,9 +248,10 @@ def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--wo
 
 
 def chosen(args) -> bool:
-    """Whether the options (or the environment) ask for the engine: ``--workers``, ``--scheduler``
-    or ``MASKVERIFY_SCHEDULER`` given."""
-    return args.exec_workers is not None or bool(args.exec_scheduler) or bool(os.environ.get(SCHEDULER_ENV))
+    """Whether the options (or the environment) ask for the engine: ``--workers``, ``--scheduler``,
+    ``MASKVERIFY_SCHEDULER`` or the engine's own resume flag given."""
+    return (args.exec_workers is not None or bool(args.exec_scheduler) or bool(os.environ.get(SCHEDULER_ENV))
+            or getattr(args, "exec_resume", False))
 
 
 def engine_from_args(args, *, quiet: bool = False) -> Engine:
