@@ -29,7 +29,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from numerics.core import execution, fuzzing, registry  # noqa: E402
+from numerics.core import execution, fuzzing, registry
 
 TARGET_SPEEDUP = 1.8
 TARGET_OVERHEAD_S = 0.050

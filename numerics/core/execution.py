@@ -55,9 +55,10 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from theory.core.io import write_json
 
@@ -180,7 +181,7 @@ class Engine:
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     @property
