@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from numerics.core import execution
 from numerics.core.cliargs import UsageError, count, real
 from theory.core.io import atomic_write, write_json
 
@@ -182,6 +184,22 @@ def produce_fig2(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> l
     return [plot_curves(res, out_dir / "fig2.png"), write_json(out_dir / "fig2.json", res)]
 
 
+def seed_task(params: dict) -> dict:
+    """``curves`` of one seed (``params["seed"]``) of the config ``params["config"]``: a task of
+    the execution layer."""
+    return curves(replace(Config(**params["config"]), seeds=1), params["seed"])
+
+
+def _curves_as_tasks(cfg: Config, args) -> dict:
+    """``curves(cfg, args.seed)`` with one task per seed on the engine the options ask for."""
+    params = [{"config": asdict(cfg), "seed": q} for q in range(args.seed, args.seed + cfg.seeds)]
+    with execution.engine_from_args(args) as engine:
+        parts = execution.run(seed_task, params, engine, store=execution.Store(args.exec_store),
+                              resume=args.exec_resume, desc="amplification-train (seed)", progress=not args.no_progress)
+    out = {"config": asdict(cfg), "steps": parts[0]["steps"]}
+    return {**out, **{k: [p[k][0] for p in parts] for k in ("train", "test", "clean")}}
+
+
 def _main(args) -> int:
     out = Path(args.out)
     if not out.is_dir():
@@ -193,12 +211,19 @@ def _main(args) -> int:
     sigma = args.sigma if args.sigma is not None else 3 / math.sqrt(args.d)
     cfg = Config(d=args.d, n=args.n, m=args.m, sigma=sigma, eta=args.eta, alpha=args.alpha, omega=args.omega,
                  steps=args.steps, every=args.every, n_test=args.n_test, seeds=args.seeds)
-    bar, tick = _bar((cfg.steps + 1) * cfg.seeds, not args.no_progress)
-    try:
-        res = curves(cfg, args.seed, tick)
-    finally:
-        if bar is not None:
-            bar.close()
+    if execution.chosen(args):
+        try:
+            res = _curves_as_tasks(cfg, args)
+        except execution.TasksFailed as exc:
+            print(f"maskverify amplification-train: {exc}", file=sys.stderr)
+            return 1
+    else:
+        bar, tick = _bar((cfg.steps + 1) * cfg.seeds, not args.no_progress)
+        try:
+            res = curves(cfg, args.seed, tick)
+        finally:
+            if bar is not None:
+                bar.close()
     write_json(out / "amplification_train.json", res)
     rows = ["seed,step,train,test,clean"] + [f"{args.seed + k},{t},{res['train'][k][i]},{res['test'][k][i]},{res['clean'][k][i]}"
                                              for k in range(cfg.seeds) for i, t in enumerate(res["steps"])]
@@ -231,5 +256,6 @@ def add_subcommand(sub) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=count(0), default=0, help="first seed (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--out", default=".", help="directory for amplification_train.{json,csv,png}")
+    execution.add_arguments(p, store="results/tasks/amplification-train")
     p.set_defaults(func=_main)
     return p

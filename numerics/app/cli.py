@@ -134,11 +134,14 @@ def _campaign(args):
 
 
 def _fuzz(args) -> int:
-    from numerics.core import fuzzing
+    from numerics.core import execution, fuzzing
 
     pack, campaign = _campaign(args)
-    result = fuzzing.run(campaign, examples=args.examples, seed=args.seed, deep=args.deep,
-                         progress=not args.no_progress)
+    try:
+        result = fuzzing.run_tasks(pack.paper.qualify(campaign.id), campaign, args)
+    except execution.TasksFailed as exc:
+        print(f"maskverify fuzz: {exc}", file=sys.stderr)
+        return 1
     print(fuzzing.format_result(result))
     if args.json:
         fuzzing.write_json(args.json, result)
@@ -171,6 +174,13 @@ and (as Hypothesis does for @seed) the database is neither read nor written.
 --json FILE writes the full result (the fields above, the details of the worst and
 shrunk examples, timings) atomically.
 
+Tasks: a campaign of more examples than --chunk is split into tasks of --chunk
+examples (task i has seed S+i; unseeded tasks share the example database), run on
+Dask (--workers, --scheduler) and each stored in --store as it finishes (--resume
+skips those stored); the output merges them (counts summed, the worst ratio, the
+first task's shrunk counterexample).  One task and none of these options: it runs
+in this process, as it always did.
+
 Exit status: 0 no counterexample (always 0 for a campaign without a threshold);
 1 the inequality failed (or its evaluation raised on an example of the domain: a bug,
 reported with the shrunk example and a reproducer); 2 bad usage (unknown ID: the
@@ -179,7 +189,7 @@ known ids are listed).
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from numerics.core import registry
+    from numerics.core import fuzzing, registry
 
     from . import checkrun, latex_cmd, report
 
@@ -254,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "wider domain")
     fuzz.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE (atomically)")
     fuzz.add_argument("--no-progress", action="store_true", help="no progress bar")
+    fuzzing.add_task_arguments(fuzz)
     fuzz.set_defaults(func=_fuzz)
 
     latex_cmd.add_subcommand(sub)

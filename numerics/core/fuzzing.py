@@ -233,6 +233,109 @@ def run(c: Campaign, examples: int | None = None, seed: int | None = None, deep:
 
 
 # ---------------------------------------------------------------------------------------
+# A campaign as tasks (numerics.core.execution): seeds x example budgets
+# ---------------------------------------------------------------------------------------
+
+def task(params: dict) -> dict:
+    """One task of a split campaign: ``run`` of the campaign ``params["campaign"]`` (a qualified
+    id) with ``examples``, ``seed``, ``deep`` and ``database`` from ``params``; ``to_json`` of the
+    result.  ``params["task"]``, the task's index, only tells unseeded tasks apart."""
+    from . import registry
+
+    pack, short = registry.split(params["campaign"])
+    return to_json(run(pack.campaign(short), examples=params["examples"], seed=params["seed"],
+                       deep=params["deep"], progress=False, database=params["database"]))
+
+
+def split(campaign: str, examples: int, chunk: int, seed: int | None, deep: bool,
+          database: str | None) -> list[dict]:
+    """The tasks of a campaign of ``examples`` examples: ceil(examples / chunk) tasks of ``chunk``
+    examples (the last one the rest); task i has seed ``seed + i`` (``--seed S+i --examples n_i``
+    reproduces it alone), or no seed, every task then sharing the example database ``database``.
+    The split depends on these numbers only, never on the number of workers."""
+    if examples < 1 or chunk < 1:
+        raise ValueError(f"examples and chunk must be >= 1, got {examples}, {chunk}")
+    sizes = [min(chunk, examples - start) for start in range(0, examples, chunk)]
+    return [{"campaign": campaign, "task": i, "examples": n, "seed": None if seed is None else seed + i,
+             "deep": deep, "database": None if seed is not None else database} for i, n in enumerate(sizes)]
+
+
+def _ratio(v):
+    """A ratio from its JSON form (non-finite floats are the strings of ``_jsonable``)."""
+    return float(v) if isinstance(v, str) else v
+
+
+def merge(parts: list[dict]) -> Result:
+    """One ``Result`` from the JSON results of a campaign's tasks (in task order): counts summed,
+    the worst ratio the largest (NaN worst; the first task's on a tie), the shrunk counterexample
+    and an evaluation error those of the first task that found one, times summed (compute
+    seconds, not wall time)."""
+    first = parts[0]
+    res = Result(campaign=first["campaign"], statement=first["statement"], ratio_name=first["ratio_name"],
+                 domain=first["domain"], judged=first["judged"], threshold=first["threshold"], seed=first["seed"],
+                 deep=first["deep"], database=first["database"],
+                 examples_requested=sum(p["examples_requested"] for p in parts))
+    for p in parts:
+        res.examples_tried += p["examples_tried"]
+        res.valid_examples += p["valid_examples"]
+        res.shrink_steps += p["shrink_steps"]
+        res.elapsed_s += p["elapsed_s"]
+        ratio = _ratio(p["worst_ratio"])
+        if ratio is not None and (res.worst_ratio is None or ratio > res.worst_ratio
+                                  or (math.isnan(ratio) and not math.isnan(res.worst_ratio))):
+            res.worst_ratio, res.worst_example = ratio, p["worst_example"]
+            res.worst_detail, res.worst_reproducer = p["worst_detail"], p["worst_reproducer"]
+        if p["failed"] and not res.failed:
+            res.failed, res.shrunk_counterexample = True, p["shrunk_counterexample"]
+            res.shrunk_ratio, res.shrunk_detail = _ratio(p["shrunk_ratio"]), p["shrunk_detail"]
+            res.reproducer = p["reproducer"]
+        if p["error"] is not None and res.error is None:
+            res.error, res.error_example = p["error"], p["error_example"]
+            if not res.failed:
+                res.reproducer = p["reproducer"]
+        res.notes += [n for n in p["notes"] if n not in res.notes]
+    if res.reproducer is None:
+        res.reproducer = res.worst_reproducer
+    if len(parts) > 1:
+        seeds = "no seeds (every task shares the example database)" if res.seed is None else (
+            f"seeds {res.seed}..{res.seed + len(parts) - 1}")
+        res.notes.append(f"{len(parts)} tasks of up to {parts[0]['examples_requested']} examples, {seeds}; "
+                         "task i alone: --seed S+i --examples its count")
+    return res
+
+
+def add_task_arguments(parser) -> None:
+    """``maskverify fuzz``'s options for a campaign split into tasks: ``--chunk`` and those of
+    ``execution.add_arguments``."""
+    from . import cliargs, execution
+
+    parser.add_argument("--chunk", metavar="N", type=cliargs.count(1), default=None,
+                        help="examples per task (default: the campaign's default count); a campaign of "
+                             "more examples is split into tasks of N, task i with seed S+i")
+    execution.add_arguments(parser, store="results/tasks/fuzz")
+
+
+def run_tasks(campaign_id: str, c: Campaign, args) -> Result:
+    """``maskverify fuzz``: the campaign ``c`` (qualified id ``campaign_id``) as ``split``'s tasks
+    on the engine the options ask for, merged.  One task with no engine option given runs here,
+    as ``run`` (with its per-example progress bar, no store)."""
+    from . import execution
+
+    examples = args.examples or c.examples * (10 if args.deep else 1)
+    database = str(Path(DATABASE_DIR).resolve())
+    params = split(campaign_id, examples, args.chunk or c.examples, args.seed, args.deep, database)
+    if len(params) == 1 and not execution.chosen(args):
+        return run(c, examples=examples, seed=args.seed, deep=args.deep, progress=not args.no_progress)
+    store = execution.Store(args.exec_store)
+    with execution.engine_from_args(args) as engine:
+        # the version covers the runner and the module defining the campaign's evaluation
+        version = f"{execution.module_version(task)}/{execution.module_version(c.evaluate)}"
+        parts = execution.run(task, params, engine, store=store, resume=args.exec_resume, version=version,
+                              desc=f"fuzz {campaign_id}", progress=not args.no_progress)
+    return merge(parts)
+
+
+# ---------------------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------------------
 

@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 
 import torch
+from dataclasses import replace
 
+from numerics.core import execution
 from numerics.core.cliargs import UsageError, count, real
 from numerics.masking import fig3a
 from numerics.core import floors as fl
@@ -49,7 +51,11 @@ def add_subcommand(sub) -> None:
                "--until-converged MAX extends the run, --steps at a time, until every kappa is at its "
                "floor or MAX steps. With --workers W: FedAvg with W workers, --local-steps L ... local "
                "steps per round, --steps total gradient steps per run. Interrupted? Run the same "
-               "command with --resume.")
+               "command with --resume. With --cluster-workers N or --scheduler ADDRESS the centralised "
+               "run becomes tasks on Dask (numerics.masking.sweep): one per (kappa, seed) and one per "
+               "kappa of the expected dynamics, each stored in --store as it finishes (--resume-tasks "
+               "skips those stored); the same numbers serially (--cluster-workers 0), on a local "
+               "cluster or a remote one, and those of the batched run up to the order of float sums.")
     p.add_argument("--kappa", type=real(0.0), nargs="+", metavar="K",
                    help="mask standard deviations (default: Fig. 3(a)'s 0 0.05 0.2 0.4 0.6 1 2; "
                         "with --workers, ours for Fig. 3(b): 0 0.2 0.6 1)")
@@ -85,6 +91,8 @@ def add_subcommand(sub) -> None:
                    help="CPU threads for torch (default 0: torch's choice; small problems on a busy "
                         "machine run faster with 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    execution.add_arguments(p, store="results/tasks/train", workers_flags=("--cluster-workers",),
+                            resume_flag="--resume-tasks")
     p.set_defaults(func=run)
 
 
@@ -165,6 +173,8 @@ def run(args) -> int:
         torch.set_num_threads(args.threads)
     if args.workers:
         return _run_fedavg(args, cfg, device)
+    if execution.chosen(args):
+        return _run_tasks(args, cfg, device)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt = args.out / CHECKPOINT
     expected = None
@@ -207,6 +217,33 @@ def run(args) -> int:
     _print_summary(summary)
     print("wrote " + ", ".join(str(p) for p in paths))
     return 0
+
+
+def _run_tasks(args, cfg: tr.Config, device: str) -> int:
+    from numerics.masking import sweep
+
+    if args.resume or args.until_converged:
+        raise UsageError("--resume and --until-converged continue a batched run's checkpoint; a run as tasks "
+                         "(--cluster-workers/--scheduler) resumes with --resume-tasks")
+    with execution.engine_from_args(args) as engine:
+        try:
+            traj, exp = sweep.run(cfg, engine, store=execution.Store(args.exec_store), resume=args.exec_resume,
+                                  device=device, expected_steps=args.expected_steps, progress=not args.no_progress)
+        except execution.TasksFailed as exc:
+            print(f"maskverify train: {exc}", file=sys.stderr)
+            return 1
+    summary = fig3a.summarise(traj, float(nw.lambda0(traj_data(cfg))), exp)
+    summary["device"] = device
+    args.out.mkdir(parents=True, exist_ok=True)
+    paths = fig3a.save(traj, summary, args.out, exp)
+    _print_summary(summary)
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def traj_data(cfg: tr.Config):
+    """The inputs X of ``cfg`` (float64, numpy), for lambda_0."""
+    return tr.problem(replace(cfg, dtype="float64")).X.double().cpu().numpy()
 
 
 def _run_fedavg(args, cfg: tr.Config, device: str) -> int:

@@ -97,13 +97,22 @@ def one_run(cfg: Config, model: str, n: int, seed: int, dev, progress=None) -> d
     return out
 
 
-def run(cfg: Config, *, dev="cpu", store: runs.RunStore | None = None, progress: bool = False) -> dict:
-    """Every (model, n, seed): {"config", "steps", "runs": {key: measurements}, "summary"}."""
+def task(params: dict, progress=None) -> dict:
+    """``one_run`` from JSON parameters (config, model, n, seed, device): a task of ``run``."""
+    return one_run(runs.config(Config, params["config"]), params["model"], params["n"], params["seed"],
+                   params["device"], progress)
+
+
+def run(cfg: Config, *, dev="cpu", store: runs.RunStore | None = None, progress: bool = False,
+        tasks: runs.Tasks | None = None) -> dict:
+    """Every (model, n, seed): {"config", "steps", "runs": {key: measurements}, "summary"}; with
+    ``tasks``, each (model, n, seed) a task on its engine."""
     store = store if store is not None else runs.RunStore(None, {}, resume=False)
-    jobs = {key(mo, n, s): (lambda cb, mo=mo, n=n, s=s: one_run(cfg, mo, n, s, dev, cb))
+    base = {"config": asdict(cfg), "device": str(dev)}
+    jobs = {key(mo, n, s): (task, dict(base, model=mo, n=n, seed=s))
             for n in cfg.ns for s in range(cfg.seed, cfg.seed + cfg.seeds) for mo in MODELS}
     result = {"config": asdict(cfg), "steps": list(range(0, cfg.steps + 1, cfg.every)),
-              "runs": runs.execute(store, jobs, cfg.steps, progress=progress, desc="Exp. 2")}
+              "runs": runs.execute(store, jobs, cfg.steps, progress=progress, desc="Exp. 2", tasks=tasks)}
     result["summary"] = summary(result)
     return result
 

@@ -84,13 +84,22 @@ def one_run(cfg: Config, scaling: str, n: int, m: int, seed: int, dev, progress=
                         scatter=(seed == cfg.seed))
 
 
-def run(cfg: Config, *, dev="cpu", store: runs.RunStore | None = None, progress: bool = False) -> dict:
-    """Every (scaling, n, m, seed) of ``cfg``: {"config", "steps", "runs": {key: measurements}, "summary"}."""
+def task(params: dict, progress=None) -> dict:
+    """``one_run`` from JSON parameters (config, scaling, n, m, seed, device): a task of ``run``."""
+    return one_run(runs.config(Config, params["config"]), params["scaling"], params["n"], params["m"],
+                   params["seed"], params["device"], progress)
+
+
+def run(cfg: Config, *, dev="cpu", store: runs.RunStore | None = None, progress: bool = False,
+        tasks: runs.Tasks | None = None) -> dict:
+    """Every (scaling, n, m, seed) of ``cfg``: {"config", "steps", "runs": {key: measurements}, "summary"};
+    with ``tasks``, each a task on its engine."""
     store = store if store is not None else runs.RunStore(None, {}, resume=False)
-    jobs = {key(s, n, m, seed): (lambda cb, s=s, n=n, m=m, seed=seed: one_run(cfg, s, n, m, seed, dev, cb))
+    base = {"config": asdict(cfg), "device": str(dev)}
+    jobs = {key(s, n, m, seed): (task, dict(base, scaling=s, n=n, m=m, seed=seed))
             for m in cfg.ms for n in cfg.ns for seed in range(cfg.seed, cfg.seed + cfg.seeds) for s in cfg.scalings}
     result = {"config": asdict(cfg), "steps": list(range(0, cfg.steps + 1, cfg.every)),
-              "runs": runs.execute(store, jobs, cfg.steps, progress=progress, desc="Exp. 3")}
+              "runs": runs.execute(store, jobs, cfg.steps, progress=progress, desc="Exp. 3", tasks=tasks)}
     result["summary"] = summary(result)
     return result
 

@@ -14,11 +14,13 @@ import contextlib
 import csv
 import io
 import json
-from dataclasses import asdict, replace
+import sys
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
 
+from numerics.core import execution
 from numerics.core.cliargs import UsageError, count, real
 from theory.core.io import atomic_write, write_json
 
@@ -98,18 +100,47 @@ def add_common_options(p, cfg, *, name: str) -> None:
     p.add_argument("--resume", action="store_true", help=f"keep the finished runs in OUT/{name}_runs.json")
     p.add_argument("--pdf", action="store_true", help="also write the figures as PDF")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    execution.add_arguments(p, store=f"results/tasks/{name}", resume_flag=None)
 
 
-def execute(store: RunStore, jobs: dict, steps: int, *, progress: bool, desc: str) -> dict:
-    """Run ``jobs`` (key -> callable(progress_callback) -> dict) not already in ``store``, storing each
-    when it finishes, under one tqdm bar counting GD steps; returns every run by key."""
+@dataclass
+class Tasks:
+    """``execute``'s jobs as tasks of the execution layer (``numerics.core.execution``): the
+    engine, the store of task records and whether to resume from it."""
+
+    engine: execution.Engine
+    store: execution.Store
+    resume: bool
+
+
+def config(cls, fields: dict):
+    """A frozen config dataclass from its ``asdict`` as JSON holds it (lists back to tuples)."""
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+
+
+def execute(store: RunStore, jobs: dict, steps: int, *, progress: bool, desc: str, tasks: Tasks | None = None) -> dict:
+    """Run ``jobs`` (key -> (task, params), ``task(params, progress_callback=None) -> dict``, a
+    module-level function of JSON parameters) not already in ``store``, storing each when it
+    finishes; returns every run by key.  Here, one after another under one tqdm bar counting GD
+    steps; with ``tasks``, as tasks on its engine (each also recorded in its store at once)."""
     from tqdm import tqdm
 
     todo = [k for k in jobs if k not in store]
+    if tasks is not None and todo:
+        by_task: dict = {}
+        for k in todo:
+            by_task.setdefault(jobs[k][0], []).append(k)
+        for task, keys in by_task.items():
+            done = execution.run(task, [jobs[k][1] for k in keys], tasks.engine, store=tasks.store,
+                                 resume=tasks.resume, desc=desc, progress=progress)
+            for k, r in zip(keys, done):
+                store.put(k, r)
+        return {k: store.runs[k] for k in jobs}
     with tqdm(total=steps * len(todo), desc=desc, unit="step", disable=not progress) as bar:
         for key in todo:
             bar.set_postfix_str(key)
-            store.put(key, jobs[key](bar.update))
+            task, params = jobs[key]
+            store.put(key, task(params, bar.update))
     return {k: store.runs[k] for k in jobs}
 
 
@@ -189,8 +220,13 @@ def command(args, base, fields, *, name: str, run, write, summary, check=None, k
     dev = device(args.device)
     blank = {k: () for k in keyed}
     store = RunStore(out / f"{name}_runs.json", asdict(replace(cfg, **blank, seeds=0, seed=0)), args.resume)
-    with threads(args.threads):
-        result = run(cfg, dev=dev, store=store, progress=not args.no_progress)
+    with threads(args.threads), execution.engine_from_args(args) as engine:
+        tasks = Tasks(engine, execution.Store(args.exec_store), args.resume) if execution.chosen(args) else None
+        try:
+            result = run(cfg, dev=dev, store=store, progress=not args.no_progress, tasks=tasks)
+        except execution.TasksFailed as exc:
+            print(f"maskverify meanfield-{name}: {exc}", file=sys.stderr)
+            return 1
     for path in write(result, out, args.pdf):
         print(f"wrote {path}")
     summary(result)

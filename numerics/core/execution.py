@@ -1,0 +1,390 @@
+"""Long work as a bag of independent tasks, run by Dask distributed: one machine or many.
+
+A *task* is ``fn(params) -> result``: ``fn`` a module-level function (importable on every
+worker), ``params`` a dict of plain JSON values, ``result`` strict JSON (no NaN or infinity:
+encode them as strings).  A task is seeded by its parameters and deterministic, so its result
+does not depend on where, or in which order, it ran; ``run`` returns the results in the order of
+the parameters, each decoded from the JSON it was stored as, so a serial run, a local cluster
+and a remote one return the same values bit for bit.
+
+Where the tasks run (``Engine``, from the command-line options of ``add_arguments``):
+
+* ``--workers N`` (default: the machine's cores): an embedded ``distributed.LocalCluster`` of
+  N single-threaded worker processes (``processes=True, threads_per_worker=1``; Dask's nanny
+  sets ``OMP_NUM_THREADS=1`` and its kin in each), started and closed by the command; every task,
+  wherever it runs, has one BLAS and one torch thread (``single_threaded``);
+* ``--workers 0``: serially in this process, without Dask (for a debugger, or a machine where
+  spawning processes is not allowed); results, store and progress are the same;
+* ``--scheduler ADDRESS`` (or the environment variable ``MASKVERIFY_SCHEDULER``): a running
+  cluster (``dask scheduler`` / ``dask worker``, dask-jobqueue, dask-cuda); its workers need this
+  package installed and the store's directory mounted at the same path.
+
+The store (``Store``): the run's directory holds one JSON record per finished task, written
+atomically (``theory.core.io.write_json``) by this process as soon as the task's result
+arrives, named by a hash of the task function's name, its parameters and the code's version.
+The code's version is, by default, the package version and a hash of the source of the module
+that defines the task function (``module_version``): it changes when the task's own code changes,
+and not when an unrelated file does, as a git commit would; a task that depends on the whole tree
+(a pytest run) passes ``tree_version`` instead (the git commit and a hash of the uncommitted
+changes).  An edit to a helper module a task imports does not change ``module_version``: start a
+fresh store (or omit ``--resume``) after one.  ``--resume`` skips the tasks whose record is
+stored; without it every task runs and its record is replaced.
+
+Faults: a worker that dies (crash, SIGKILL, lost node) has its task rescheduled on another by
+the scheduler (Dask's ``distributed.scheduler.allowed-failures``, default 3 deaths per task);
+``retries`` reruns a task that raised.  A task that still fails is reported (``TasksFailed``) after
+every other task has finished and been stored.  A killed client leaves every record it wrote;
+Ctrl-C cancels the futures, closes the client and the local cluster, and exits with status 130
+(records are whole or absent: atomic writes).
+
+Why Dask: a pip dependency that runs the same code on a laptop (LocalCluster), a workstation and
+a university cluster (dask-jobqueue's SLURM/PBS/SGE clusters), with futures, worker-death
+rescheduling, retries, worker resources (GPUs) and a dashboard, and nothing to run beside it;
+Ray would serve as well but brings its own object store and daemon, which a laptop user must
+start.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import inspect
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from theory.core.io import write_json
+
+from .cliargs import UsageError, count
+
+SCHEDULER_ENV = "MASKVERIFY_SCHEDULER"
+"""The environment variable naming a running scheduler (used when neither option is given)."""
+CONNECT_TIMEOUT_S = 5.0
+"""How long a connection to ``--scheduler`` may take before it counts as unreachable."""
+
+Task = Callable[[dict], Any]
+
+
+class TasksFailed(RuntimeError):
+    """Some tasks raised (or lost their workers too often); the others are stored.
+    ``failures``: (params, one-line error) per failed task."""
+
+    def __init__(self, failures: list[tuple[dict, str]]):
+        self.failures = failures
+        params, err = failures[0]
+        super().__init__(f"{len(failures)} task(s) failed; first {json.dumps(params)}: {err}")
+
+
+# ----------------------------------------------------------------------------- code version
+def module_version(fn: Task) -> str:
+    """The package version and a hash of the source of the module defining ``fn`` (the package
+    version alone for a function without Python source, such as a builtin)."""
+    try:
+        version = importlib.metadata.version("maskverify")
+    except importlib.metadata.PackageNotFoundError:
+        version = "0"
+    fn = getattr(fn, "func", fn)  # a functools.partial: the function it wraps
+    try:
+        source = inspect.getsource(sys.modules[fn.__module__])
+    except (TypeError, OSError, KeyError, AttributeError):
+        return version
+    return f"{version}+{hashlib.sha256(source.encode()).hexdigest()[:16]}"
+
+
+def tree_version(root: str | os.PathLike) -> str:
+    """The git commit of ``root`` and a hash of its uncommitted changes to tracked files
+    (``git diff HEAD``); the package version where ``root`` is not a git checkout."""
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=root, capture_output=True, check=True).stdout
+
+    try:
+        head = git("rev-parse", "HEAD").decode().strip()
+        diff = git("diff", "HEAD")
+    except (OSError, subprocess.CalledProcessError):
+        return module_version(tree_version)
+    return f"{head}+{hashlib.sha256(diff).hexdigest()[:16]}"
+
+
+# ----------------------------------------------------------------------------- store
+class Store:
+    """One JSON record per finished task in ``root``: ``{fn, params, version, result,
+    elapsed_s, worker}``, file ``KEY.json``, ``KEY`` = sha256 of (fn, params, version)."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root).resolve()
+
+    @staticmethod
+    def key(fn: Task, params: dict, version: str) -> str:
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        blob = json.dumps({"fn": name, "params": params, "version": version}, sort_keys=True, allow_nan=False)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+    def path(self, key: str) -> Path:
+        return self.root / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        try:
+            return json.loads(self.path(key).read_text())
+        except FileNotFoundError:
+            return None
+
+    def put(self, key: str, record: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_json(self.path(key), record)
+
+
+# ----------------------------------------------------------------------------- engine
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _dashboard_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("bokeh") is not None
+
+
+@dataclass
+class Engine:
+    """Where tasks run: ``scheduler`` (an address), else a local cluster of ``workers`` processes
+    (None: the cores), or serially in this process (``workers == 0``).  A context manager: the
+    client (``self.client``, None when serial) lives inside the ``with`` block, from its first use."""
+
+    workers: int | None = None
+    scheduler: str | None = None
+    quiet: bool = False
+
+    def __post_init__(self):
+        self._client = None
+        self._cluster = None
+        if self.workers is not None and self.workers < 0:
+            raise UsageError(f"--workers must be >= 0, got {self.workers}")
+        if self.workers is not None and self.scheduler:
+            raise UsageError("give either --workers (a local cluster) or --scheduler (a running one), not both")
+
+    @property
+    def serial(self) -> bool:
+        return not self.scheduler and self.workers == 0
+
+    def _say(self, text: str) -> None:
+        if not self.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    @property
+    def client(self):
+        """The Dask client (None when serial), connected or started on first use, so that a run
+        with nothing to do (everything stored) starts no cluster."""
+        if self.serial or self._client is not None:
+            return self._client
+        from distributed import Client, LocalCluster
+
+        if self.scheduler:
+            try:
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT_S)
+            except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+                reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise UsageError(f"cannot reach the Dask scheduler {self.scheduler!r} within "
+                                 f"{CONNECT_TIMEOUT_S:g} s ({reason})") from None
+            n = len(self._client.scheduler_info(n_workers=-1).get("workers", {}))
+            where = f"scheduler {self.scheduler} ({n} workers now)"
+        else:
+            n = self.workers or default_workers()
+            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                         dashboard_address=":0" if _dashboard_available() else None,
+                                         silence_logs=logging.CRITICAL, preload=[__name__])
+            self._client = Client(self._cluster)
+            where = f"local cluster of {n} worker processes ({self._cluster.scheduler_address})"
+        board = self._client.dashboard_link if _dashboard_available() else "off (needs bokeh)"
+        self._say(f"dask: {where}; dashboard {board}")
+        return self._client
+
+    def __exit__(self, *exc) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+
+def dask_setup(worker) -> None:
+    """Run by Dask in each local worker process at its start (``preload``): Ctrl-C in a terminal
+    reaches the whole process group, and the client, not each worker, handles it (it cancels the
+    tasks and closes the cluster); a worker then ignores SIGINT instead of dying with a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--workers",),
+                  resume_flag: str = "--resume") -> None:
+    """The execution options of a long command: ``--workers N``, ``--scheduler ADDRESS``,
+    ``--store DIR`` (default ``store``), ``--resume``.  A command whose own ``--workers`` or
+    ``--resume`` means something else renames them (``workers_flags``, ``resume_flag``)."""
+    g = parser.add_argument_group("execution (Dask distributed; one task per record in --store)")
+    g.add_argument(*workers_flags, dest="exec_workers", metavar="N", type=count(0), default=None,
+                   help=f"worker processes of a local Dask cluster (default: the cores, {default_workers()}); "
+                        "0: serially in this process, without Dask")
+    g.add_argument("--scheduler", dest="exec_scheduler", metavar="ADDRESS", default=None,
+                   help=f"a running Dask scheduler (tcp://host:8786) instead of a local cluster "
+                        f"(default: ${SCHEDULER_ENV} if set)")
+    g.add_argument("--store", dest="exec_store", metavar="DIR", type=Path, default=Path(store),
+                   help=f"the run's directory: one record per finished task (default {store})")
+    if resume_flag is not None:  # None: the command's own --resume also resumes its tasks
+        g.add_argument(resume_flag, dest="exec_resume", action="store_true",
+                       help="skip the tasks already stored in --store (same parameters and code version)")
+
+
+def chosen(args) -> bool:
+    """Whether the options (or the environment) ask for the engine: ``--workers``, ``--scheduler``,
+    ``MASKVERIFY_SCHEDULER`` or the engine's own resume flag given."""
+    return (args.exec_workers is not None or bool(args.exec_scheduler) or bool(os.environ.get(SCHEDULER_ENV))
+            or getattr(args, "exec_resume", False))
+
+
+def engine_from_args(args, *, quiet: bool = False) -> Engine:
+    """The ``Engine`` the options of ``add_arguments`` ask for (the environment's scheduler when
+    neither ``--workers`` nor ``--scheduler`` is given)."""
+    scheduler = args.exec_scheduler
+    if scheduler is None and args.exec_workers is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    return Engine(workers=args.exec_workers, scheduler=scheduler, quiet=quiet)
+
+
+# ----------------------------------------------------------------------------- running
+@contextlib.contextmanager
+def single_threaded():
+    """Run the block with one BLAS/OpenMP thread (``threadpoolctl``) and one torch thread (when
+    torch is loaded), restoring the counts after.  Every task runs so, here as on a worker (whose
+    nanny sets ``OMP_NUM_THREADS=1``): the order of a product's float sums, and so its last bits,
+    then do not depend on where the task ran; the parallelism is across tasks."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    with threadpool_limits(limits=1):
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(before)
+
+
+def _call(fn: Task, params: dict) -> tuple[str, float, str]:
+    """Run one task (on a worker or here, ``single_threaded``): its result as JSON text, seconds,
+    where it ran."""
+    t0 = time.perf_counter()
+    with single_threaded():
+        result = fn(params)
+    text = json.dumps(result, allow_nan=False)
+    try:
+        from distributed import get_worker
+        where = get_worker().address
+    except (ImportError, ValueError):
+        where = "local"
+    return text, time.perf_counter() - t0, where
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: " + ((str(exc).strip().splitlines() or [""])[0])
+
+
+def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None = None,
+        resume: bool = False, version: str | None = None, retries: int = 0, desc: str = "tasks",
+        progress: bool = True, resources: dict | None = None) -> list:
+    """Run ``fn`` on every dict of ``params`` on ``engine`` (inside its ``with`` block) and return
+    the results in order.  ``store``: write each finished task's record at once; with ``resume``,
+    take stored results instead of running.  ``version``: the code's version in the key (default
+    ``module_version(fn)``).  ``resources``: Dask worker resources each task needs (e.g.
+    ``{"GPU": 1}``; workers started with ``--resources GPU=1``).  Raises ``TasksFailed`` after
+    the rest finished if a task failed; Ctrl-C cancels everything and exits with status 130."""
+    from tqdm import tqdm
+
+    params = [dict(p) for p in params]
+    version = version or module_version(fn)
+    keys = [Store.key(fn, p, version) for p in params]
+    results: dict[str, Any] = {}
+    if store is not None and resume:
+        for k in keys:
+            rec = store.get(k)
+            if rec is not None:
+                results[k] = rec["result"]
+    todo = list(dict.fromkeys(k for k in keys if k not in results))  # duplicates run once
+    by_key = dict(zip(keys, params))
+    failures: list[tuple[dict, str]] = []
+    client = None if engine.serial or not todo else engine.client  # connects (or fails) before the bar
+    bar = tqdm(total=len(set(keys)), initial=len(set(keys)) - len(todo), desc=desc, unit="task",
+               disable=not progress, dynamic_ncols=True)
+    if store is not None and resume and len(todo) < len(set(keys)):
+        bar.write(f"{desc}: {len(set(keys)) - len(todo)} of {len(set(keys))} tasks stored in {store.root}, "
+                  f"{len(todo)} to run")
+
+    def finish(k: str, text: str, elapsed: float, where: str) -> None:
+        results[k] = json.loads(text)
+        if store is not None:
+            store.put(k, {"fn": f"{fn.__module__}.{fn.__qualname__}", "params": by_key[k], "version": version,
+                          "result": results[k], "elapsed_s": elapsed, "worker": where})
+        bar.update(1)
+
+    futures = []
+    try:
+        if client is None:
+            for k in todo:
+                bar.set_postfix_str(f"failed {len(failures)}, running 1", refresh=True)
+                try:
+                    finish(k, *_call(fn, by_key[k]))
+                except Exception as exc:  # a task's own error, reported with the others at the end
+                    failures.append((by_key[k], _one_line(exc)))
+        else:
+            from distributed import as_completed
+
+            futures = [client.submit(_call, fn, by_key[k], key=f"{fn.__name__}-{k}", pure=False,
+                                     retries=retries, resources=resources) for k in todo]
+            key_of = {f.key: k for f, k in zip(futures, todo)}
+            last = 0.0
+            for fut in as_completed(futures):
+                if fut.status == "finished":
+                    finish(key_of[fut.key], *fut.result())
+                else:
+                    failures.append((by_key[key_of[fut.key]], _one_line(fut.exception())))
+                fut.release()
+                if time.monotonic() - last > 0.5:  # the scheduler's view, at most twice a second
+                    threads = client.nthreads()  # a worker may hold more tasks than it runs
+                    running = sum(min(len(v), threads.get(w, 1)) for w, v in client.processing().items())
+                    bar.set_postfix_str(f"failed {len(failures)}, running {running}", refresh=False)
+                    last = time.monotonic()
+    except KeyboardInterrupt:
+        import signal
+
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
+        try:
+            if futures:
+                engine.client.cancel(futures)
+            bar.close()
+            stored = f"; {len(results)} of {len(set(keys))} tasks done" + (
+                f" and stored in {store.root}: rerun with --resume to continue" if store is not None else "")
+            print(f"\ninterrupted{stored}", file=sys.stderr)
+            engine.__exit__(None, None, None)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        raise SystemExit(130) from None
+    bar.set_postfix_str(f"failed {len(failures)}, running 0")
+    bar.close()
+    if failures:
+        raise TasksFailed(failures)
+    return [results[k] for k in keys]
