@@ -231,3 +231,18 @@ def test_the_loops_are_vectorised():
         _apply(loop, np.zeros(4))
         asm = next(iter(loop.inspect_asm().values()))
         assert re.search(r"vmulpd\s+[^\n]*%[yz]mm", asm), loop
+
+
+def test_bvn_compiled_caches_only_against_this_vmath():
+    """``bvn_compiled``'s cached machine code inlines these kernels, but numba keys its cache
+    on ``bvn_compiled.py`` alone: that file records vmath's digest and caches only when it
+    matches.  A change to vmath.py fails here until the digest there is updated (an edit of
+    bvn_compiled.py, which invalidates its cache)."""
+    import hashlib
+    import pathlib
+
+    from numerics.core import bvn_compiled as bc
+
+    digest = hashlib.sha256(pathlib.Path(vm.__file__).read_bytes()).hexdigest()
+    assert bc._VMATH_SHA256 == digest, "update bvn_compiled._VMATH_SHA256 to " + digest
+    assert bc._CACHE
