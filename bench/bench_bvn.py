@@ -144,7 +144,7 @@ def make_set(name: str):
             kappa = None
         if kappa is not None and kappa > 0:
             return workload(kappa), False
-    raise SystemExit(f"bench_bvn: unknown set {name!r} (fuzz, moderate or w0k<kappa>, kappa > 0)")
+    raise ValueError(f"unknown set {name!r} (fuzz, moderate or w0k<kappa>, kappa > 0)")
 
 
 def libm_twin():
@@ -162,6 +162,7 @@ def libm_twin():
             f.write(src)
     spec = importlib.util.spec_from_file_location(f"bvn_compiled_{LIBM_COMMIT}", path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # numba's cached code finds its module by name
     spec.loader.exec_module(mod)
     return mod
 
@@ -254,10 +255,13 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch default)")
     ap.add_argument("--repeat", type=int, default=1, help="timing repeats (best of)")
     args = ap.parse_args(argv)
-    for name in [s for s in args.sets.split(",") if s]:
-        make_set(name)
+    try:
+        for name in [s for s in args.sets.split(",") if s]:
+            make_set(name)
+    except ValueError as err:
+        ap.error(str(err))
     if min(args.n, args.repeat, args.ref_n, args.scipy_n) < 1:
-        raise SystemExit("bench_bvn: --n, --repeat, --ref-n and --scipy-n must be >= 1")
+        ap.error("--n, --repeat, --ref-n and --scipy-n must be >= 1")
     if args.threads:
         torch.set_num_threads(args.threads)
     cuda = torch.cuda.is_available()

@@ -39,6 +39,12 @@ def _loop_cos_reduced(x, out):
 
 
 @numba.njit(error_model="numpy")
+def _loop_sin_small(x, out):
+    for i in range(x.shape[0]):
+        out[i] = vm.sin_small(x[i])
+
+
+@numba.njit(error_model="numpy")
 def _loop_sin(x, out):
     for i in range(x.shape[0]):
         out[i] = vm.sin(x[i])
@@ -174,6 +180,25 @@ def _sin_cos_errors():
     return x, out
 
 
+def test_sin_small_within_two_ulp_up_to_its_bound():
+    """``sin_small`` on |x| <= 2: the sin points of that range (orders of magnitude from
+    1e-320, both sides of +-pi/4 and +-pi/2, where its reduction switches or cancels) and a
+    dense uniform sample, <= 2 ulp; NaN beyond 2, inf and NaN."""
+    rng = np.random.default_rng(11)
+    x = _sin_points()
+    with mp.workdps(DPS):
+        edges = [float(j * mp.pi / 4) for j in (-2, -1, 1, 2)] + [vm.SMALL_MAX, -vm.SMALL_MAX]
+    x = np.concatenate([x[np.abs(x) <= vm.SMALL_MAX], rng.uniform(-2, 2, 4000), _sided(edges)])
+    x = x[np.abs(x) <= vm.SMALL_MAX]
+    with mp.workdps(DPS):
+        u = _ulps(_apply(_loop_sin_small, x), [mp.sin(mp.mpf(v)) for v in x])
+    assert len(x) > 9000
+    assert u.max() <= 2.0, (x[int(np.argmax(u))], u.max())
+    bad = _apply(_loop_sin_small, np.array([np.nextafter(2.0, 3.0), -2.5, 1e6, np.inf, np.nan]))
+    assert np.isnan(bad).all()
+    assert math.copysign(1.0, _apply(_loop_sin_small, np.array([-0.0]))[0]) == -1.0
+
+
 @pytest.mark.parametrize("fn", ["sin", "cos"])
 def test_sin_cos_within_two_ulp_up_to_the_reduction_bound(fn):
     """<= 2 ulp on ~15000 arguments of |x| <= 2^20: over orders of magnitude from 1e-320, both
@@ -220,6 +245,7 @@ def test_split_constants_are_the_binary_expansions():
             assert part == head(rest, 30)
             rest -= part
         assert vm._PIO2_4 == float(rest)
+        assert vm._PIO2_HI == float(mp.pi / 2) and vm._PIO2_LO == float(mp.pi / 2 - vm._PIO2_HI)
 
 
 @pytest.mark.skipif("avx2" not in llvm.get_host_cpu_features().flatten(), reason="no AVX2 here")
@@ -227,7 +253,7 @@ def test_the_loops_are_vectorised():
     """The point of the kernels: LLVM turns a loop calling them into packed (ymm/zmm) float64
     arithmetic, with no call inside."""
     import re
-    for loop in (_loop_exp, _loop_sin_reduced):
+    for loop in (_loop_exp, _loop_sin_reduced, _loop_sin_small):
         _apply(loop, np.zeros(4))
         asm = next(iter(loop.inspect_asm().values()))
         assert re.search(r"vmulpd\s+[^\n]*%[yz]mm", asm), loop

@@ -55,7 +55,7 @@ from numba.extending import get_cython_function_address
 from . import vmath as vm
 
 #: SHA-256 of ``numerics/core/vmath.py`` whose kernels this file's cached code inlines
-_VMATH_SHA256 = "ce1aa889b3c929b2c1a65406bc08ae8e38dc4d4a5f4ee3a33ae6bc9e830e26e3"
+_VMATH_SHA256 = "c2dfa0a15a43d9d3aa95dc1b86ad9961c1f556266e89742f0c2c56c38b58e25f"
 _CACHE = hashlib.sha256(pathlib.Path(vm.__file__).read_bytes()).hexdigest() == _VMATH_SHA256
 
 # scipy's erfcx (Faddeeva), called by symbol so that the compiled code can be cached
@@ -217,7 +217,7 @@ def _rule(H, K, rho, x, w, in_s, clamp, buf):
     else:
         half = 0.5 * math.asin(rho)
         for j in range(n):
-            r = vm.sin_reduced(half * (1.0 + x[j]))  # |argument| <= pi/2
+            r = vm.sin_small(half * (1.0 + x[j]))  # |argument| <= pi/2
             d = r * H - K
             buf[j] = vm.exp(d * d / (((r - 1.0) * (r + 1.0)) * 2.0)) * w[j]
     return (_INV_2PI * half) * _exp_half_sq(H, clamp) * _sum(buf, n)

@@ -5,9 +5,10 @@ keeps LLVM from vectorising the loop around it (and numba's wheels carry no SVML
 kernels here are plain arithmetic, comparisons folded into selects and integer bit patterns,
 so a loop over an array that calls them (and nothing else opaque) becomes AVX-512/AVX2 code:
 
-* :func:`exp`: x = k ln 2 + r by Cody--Waite reduction (k = rint(x / ln 2), ln 2 split into a
-  32-bit head, so that k times it is exact for |k| <= 2^21, and a tail), |r| <= ln 2 / 2 (+ a
-  rounding); e^r = 1 + (r + r^2 sum_{j>=2} r^{j-2}/j!) by Horner with Taylor's coefficients up
+* :func:`exp`: x = k ln 2 + r + rl by Cody--Waite reduction (k = rint(x / ln 2), ln 2 split
+  into a 32-bit head, so that k times it is exact for |k| <= 2^21, and a tail; rl the rounding
+  error of r), |r| <= ln 2 / 2 (+ a rounding);
+  e^(r+rl) = 1 + (r + (r^2 sum_{j>=2} r^{j-2}/j! + rl)) by Horner with Taylor's coefficients up
   to r^13 (remainder r^14/14! < 5e-18); 2^k applied as two powers 2^{k1} 2^{k2}, k1 = k >> 1,
   built from their bit patterns, so that results down to the subnormal range (gradual
   underflow: one rounding, in the last product) and up to the overflow threshold need no
@@ -21,7 +22,12 @@ so a loop over an array that calls them (and nothing else opaque) becomes AVX-51
   selects.  Contract: |x| <= ``REDUCE_MAX`` = 2^20; <= 2 ulp there; NaN outside it (a misuse
   shows, it is never silently wrong).  :func:`sin` and :func:`cos` route |x| > ``REDUCE_MAX``,
   inf and NaN to libm by a branch (so they vectorise only where a caller's loop keeps to the
-  bound; the kernels of ``bvn_compiled`` call :func:`sin_reduced` on |x| <= pi/2).
+  bound).  :func:`sin_small`: the same polynomials after a one-step reduction by pi/2 in two
+  parts, for |x| <= ``SMALL_MAX`` = 2 (<= 2 ulp, NaN beyond); the theta rules of
+  ``bvn_compiled`` call it on |x| <= pi/2.
+
+Polynomials are evaluated by Horner's rule in fused multiply-adds (:func:`fma`, LLVM's
+``llvm.fma``: one rounding per step, exact IEEE semantics, no fast-math flags anywhere).
 
 All coefficients are Taylor's, 1/j!; the split constants were derived with mpmath (60 digits)
 by truncating the binary expansions of ln 2 and pi/2 (``tests/test_vmath.py`` re-derives them).
@@ -49,6 +55,22 @@ def _f64_from_bits(typingctx, bits):
     return numba.types.float64(numba.types.int64), codegen
 
 
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a b + c with one rounding (LLVM's ``llvm.fma``: the FMA instruction where the CPU has
+    one, as here; a correct but slow libm call elsewhere).  Not a fast-math contraction: the
+    result is the IEEE fused multiply-add, the same on every machine."""
+    f8 = numba.types.float64
+    if (a, b, c) != (f8, f8, f8):
+        return None
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+        return builder.call(fn, args)
+    return f8(f8, f8, f8), codegen
+
+
 # ---------------------------------------------------------------------------------- exp
 _INV_LN2 = 1.4426950408889634  # 1/ln 2 rounded (only picks k: its rounding moves r by < 1e-13)
 _LN2_HI = float.fromhex("0x1.62e42fee00000p-1")  # ln 2 to 32 bits
@@ -66,19 +88,21 @@ def exp(x):
     xc = x if x < _EXP_HI else _EXP_HI  # NaN -> _EXP_HI, restored below
     xc = xc if xc > _EXP_LO else _EXP_LO
     kf = (xc * _INV_LN2 + _SHIFT) - _SHIFT
-    r = (xc - kf * _LN2_HI) - kf * _LN2_LO
-    q = _E12 + r * _E13
-    q = _E11 + r * q
-    q = _E10 + r * q
-    q = _E9 + r * q
-    q = _E8 + r * q
-    q = _E7 + r * q
-    q = _E6 + r * q
-    q = _E5 + r * q
-    q = _E4 + r * q
-    q = _E3 + r * q
-    q = _E2 + r * q
-    p = 1.0 + (r + (r * r) * q)
+    a = xc - kf * _LN2_HI  # exact (Sterbenz; the product is exact)
+    r = fma(-kf, _LN2_LO, a)
+    rl = fma(-kf, _LN2_LO, a - r)  # r's rounding error (a - r is exact): e^(r+rl) = e^r + rl
+    q = fma(r, _E13, _E12)
+    q = fma(r, q, _E11)
+    q = fma(r, q, _E10)
+    q = fma(r, q, _E9)
+    q = fma(r, q, _E8)
+    q = fma(r, q, _E7)
+    q = fma(r, q, _E6)
+    q = fma(r, q, _E5)
+    q = fma(r, q, _E4)
+    q = fma(r, q, _E3)
+    q = fma(r, q, _E2)
+    p = 1.0 + (r + fma(r * r, q, rl))
     k = numba.int64(kf)
     k1 = k >> 1
     k2 = k - k1
@@ -88,11 +112,14 @@ def exp(x):
 
 # ------------------------------------------------------------------------------ sin, cos
 REDUCE_MAX = 1048576.0  # 2^20: |x| up to which the reduction below is exact enough
+SMALL_MAX = 2.0  # |x| up to which sin_small's one-step reduction serves
 _TWO_OVER_PI = 0.6366197723675814
 _PIO2_1 = float.fromhex("0x1.921fb54000000p+0")  # pi/2 in 30-bit parts ...
 _PIO2_2 = float.fromhex("0x1.10b4611800000p-30")
 _PIO2_3 = float.fromhex("0x1.313198a000000p-61")
 _PIO2_4 = float.fromhex("0x1.701b839a25205p-92")  # ... and the rest, rounded
+_PIO2_HI = float.fromhex("0x1.921fb54442d18p+0")  # pi/2 rounded ...
+_PIO2_LO = float.fromhex("0x1.1a62633145c07p-54")  # ... and the rest, rounded
 _S = [(-1.0) ** j / math.factorial(2 * j + 1) for j in range(9)]  # sin: r^(2j+1)/(2j+1)!
 _C = [(-1.0) ** j / math.factorial(2 * j) for j in range(9)]  # cos: r^(2j)/(2j)!
 (_S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8) = _S[1:]
@@ -107,6 +134,31 @@ def _two_sum(a, b):
 
 
 @numba.njit(**_JIT)
+def _quadrant(r, rl, n, x, shift):
+    """sin(x + shift pi/2) from x = q pi/2 + r + rl, n = q + shift: Taylor polynomials of sin
+    and cos on |r| <= pi/4 (+ a rounding), the one of quadrant n picked by selects."""
+    z = r * r
+    ps = fma(z, _S8, _S7)
+    ps = fma(z, ps, _S6)
+    ps = fma(z, ps, _S5)
+    ps = fma(z, ps, _S4)
+    ps = fma(z, ps, _S3)
+    ps = fma(z, ps, _S2)
+    ps = fma(z, ps, _S1)
+    sn = r + fma(r * z, ps, rl)  # sin(r + rl) = sin r + rl cos r, cos r = 1 - O(r^2)
+    pc = fma(z, _C8, _C7)
+    pc = fma(z, pc, _C6)
+    pc = fma(z, pc, _C5)
+    pc = fma(z, pc, _C4)
+    pc = fma(z, pc, _C3)
+    pc = fma(z, pc, _C2)
+    cs = 1.0 + (-0.5 * z + fma(z * z, pc, -(r * rl)))  # cos(r + rl) = cos r - rl sin r
+    v = cs if (n & 1) == 1 else sn
+    v = -v if (n & 2) == 2 else v
+    return v if (x != 0.0 or shift == 1) else x  # sin(-0) = -0
+
+
+@numba.njit(**_JIT)
 def _sin_cos_quadrant(x, shift):
     """sin(x + shift pi/2) for |x| <= REDUCE_MAX (shift 0: sin, 1: cos), NaN beyond."""
     inside = abs(x) <= REDUCE_MAX
@@ -118,28 +170,24 @@ def _sin_cos_quadrant(x, shift):
     t = (e1 + e2) - qf * _PIO2_4
     r = r0 + t
     rl = t - (r - r0)  # r + rl = the reduced argument to ~2^-120 absolute
-    z = r * r
-    ps = _S7 + z * _S8
-    ps = _S6 + z * ps
-    ps = _S5 + z * ps
-    ps = _S4 + z * ps
-    ps = _S3 + z * ps
-    ps = _S2 + z * ps
-    ps = _S1 + z * ps
-    sn = r + (rl + (r * z) * ps)  # sin(r + rl) = sin r + rl cos r, cos r = 1 - O(r^2)
-    pc = _C7 + z * _C8
-    pc = _C6 + z * pc
-    pc = _C5 + z * pc
-    pc = _C4 + z * pc
-    pc = _C3 + z * pc
-    pc = _C2 + z * pc
-    cs = 1.0 + (-0.5 * z + ((z * z) * pc - r * rl))  # cos(r + rl) = cos r - rl sin r
-    n = numba.int64(qf) + shift
-    v = cs if (n & 1) == 1 else sn
-    v = -v if (n & 2) == 2 else v
-    v = v if (x != 0.0 or shift == 1) else x  # sin(-0) = -0
-    v = v if inside else math.nan
-    return v
+    v = _quadrant(r, rl, numba.int64(qf) + shift, x, shift)
+    return v if inside else math.nan
+
+
+@numba.njit(**_JIT)
+def sin_small(x):
+    """sin x for |x| <= ``SMALL_MAX`` = 2 (<= 2 ulp), NaN beyond; branch-free, cheaper than
+    :func:`sin_reduced`.  There q = rint(2x/pi) is -1, 0 or 1, so no multiple of pi/2 but 0
+    comes near x and r = (x - q P) - q P' (P + P' = pi/2 to 2^-107; the first difference exact)
+    is accurate to half an ulp of r, which cos r, the value where q != 0, needs no better."""
+    inside = abs(x) <= SMALL_MAX
+    xi = x if inside else 0.0
+    qf = (xi * _TWO_OVER_PI + _SHIFT) - _SHIFT
+    a = xi - qf * _PIO2_HI
+    r = a - qf * _PIO2_LO
+    rl = (a - r) - qf * _PIO2_LO
+    v = _quadrant(r, rl, numba.int64(qf), x, 0)
+    return v if inside else math.nan
 
 
 @numba.njit(**_JIT)
