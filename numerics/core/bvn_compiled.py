@@ -55,7 +55,7 @@ from numba.extending import get_cython_function_address
 from . import vmath as vm
 
 #: SHA-256 of ``numerics/core/vmath.py`` whose kernels this file's cached code inlines
-_VMATH_SHA256 = "c2dfa0a15a43d9d3aa95dc1b86ad9961c1f556266e89742f0c2c56c38b58e25f"
+_VMATH_SHA256 = "ccfaebbb93cb890b09dce80fe81e4624aa1c2a1a6eba8be0fa1e4a90a1fd90ce"
 _CACHE = hashlib.sha256(pathlib.Path(vm.__file__).read_bytes()).hexdigest() == _VMATH_SHA256
 
 # scipy's erfcx (Faddeeva), called by symbol so that the compiled code can be cached

@@ -3,7 +3,8 @@ r"""Branch-free exp, sin and cos for numba loops that LLVM can vectorise (SIMD).
 numba calls libm for ``math.exp`` and ``math.sin``: one opaque scalar call per element, which
 keeps LLVM from vectorising the loop around it (and numba's wheels carry no SVML).  The
 kernels here are plain arithmetic, comparisons folded into selects and integer bit patterns,
-so a loop over an array that calls them (and nothing else opaque) becomes AVX-512/AVX2 code:
+so a loop over an array that calls them (and nothing else opaque) becomes packed code (here
+256-bit ymm AVX-512VL/AVX2 instructions, LLVM preferring 256-bit vectors on this CPU):
 
 * :func:`exp`: x = k ln 2 + r + rl by Cody--Waite reduction (k = rint(x / ln 2), ln 2 split
   into a 32-bit head, so that k times it is exact for |k| <= 2^21, and a tail; rl the rounding
