@@ -20,40 +20,17 @@ from numerics.core import vmath as vm
 DPS = 40
 
 
-@numba.njit(error_model="numpy")
-def _loop_exp(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.exp(x[i])
+def _loop(kernel):
+    """A numba loop out[i] = kernel(x[i]) over an array: the way the kernels are used."""
+    @numba.njit(error_model="numpy")
+    def loop(x, out):
+        for i in range(x.shape[0]):
+            out[i] = kernel(x[i])
+    return loop
 
 
-@numba.njit(error_model="numpy")
-def _loop_sin_reduced(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.sin_reduced(x[i])
-
-
-@numba.njit(error_model="numpy")
-def _loop_cos_reduced(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.cos_reduced(x[i])
-
-
-@numba.njit(error_model="numpy")
-def _loop_sin_small(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.sin_small(x[i])
-
-
-@numba.njit(error_model="numpy")
-def _loop_sin(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.sin(x[i])
-
-
-@numba.njit(error_model="numpy")
-def _loop_cos(x, out):
-    for i in range(x.shape[0]):
-        out[i] = vm.cos(x[i])
+_loop_exp, _loop_sin_reduced, _loop_cos_reduced, _loop_sin_small, _loop_sin, _loop_cos = (
+    _loop(f) for f in (vm.exp, vm.sin_reduced, vm.cos_reduced, vm.sin_small, vm.sin, vm.cos))
 
 
 def _apply(loop, x):
