@@ -120,13 +120,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--write", action="store_true", help=f"compute the references and write {TABLE.name}")
     args = ap.parse_args(argv)
+    import mpmath as mp
+
     from numerics.core import reference as ref
 
     pts = edge_points()
     print(f"{len(pts)} points from {len(FAMILIES)} families")
     if not args.write:
         return
-    rows = [dict(family=fam, h=h, k=k, rho=r, P=str(ref.bvn_cdf(h, k, r, dps=DPS)))
+    rows = [dict(family=fam, h=h, k=k, rho=r, P=mp.nstr(ref.bvn_cdf(h, k, r, dps=DPS), DPS))
             for fam, h, k, r in pts]
     TABLE.write_text(json.dumps(dict(dps=DPS, points=rows), indent=1) + "\n")
     print(f"wrote {TABLE}")
