@@ -23,7 +23,9 @@ values below the smallest normal float64 are skipped), and for ``bvn_cdf`` the f
 of its exponential bound reached (``exp_bound``: exponentials evaluated per point, counted
 in an untimed run of the tensor formulation -- the compiled one evaluates the same nodes --
 times the ns per ``torch.exp`` element measured in this run; the ns of one scalar libm exp,
-what the compiled loop pays per exponential, is printed beside it).
+what the previous compiled loop paid per exponential, and that of ``numerics.core.vmath``'s
+SIMD exp and sin, what the compiled loop pays now, are printed beside it).
+
 Workload sets (``w0k0.2``, ``w0k2``, ... any ``w0k<kappa>``): the Phi2 arguments of Fig. 3(a)'s
 exact pass at W_0 of the default ``Config`` (``bench/workload_bvn.py``, harvested in this run
 from the code; 2,475,665 points per kappa, subsampled to ``--n`` by the seed), evaluated in
@@ -33,6 +35,7 @@ Beside the compiled fast paths of this tree (vectorised node loops, ``numerics.c
 the same run times the previous compiled twin with one scalar libm exp/sin per node (the
 file ``numerics/core/bvn_compiled.py`` at commit ``LIBM_COMMIT``, read with ``git show`` and
 loaded in its place; skipped where git or that commit is missing).
+
 Run ``python bench/bench_bvn.py --help``.
 """
 from __future__ import annotations
@@ -268,10 +271,13 @@ def main(argv=None):
     dev = torch.device("cuda") if cuda else None
     ns_cpu = exp_bound.ns_per_exp("cpu")
     ns_cpu_fresh = exp_bound.ns_per_exp("cpu", fresh=True)
+    loops = exp_bound.ns_compiled_loops()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; torch.exp: "
           f"{ns_cpu:.2f} ns/element into a preallocated buffer, {ns_cpu_fresh:.2f} ns with a fresh "
-          f"2^23-element output; scalar libm exp in a compiled loop (one thread): "
-          f"{exp_bound.ns_per_scalar_exp():.2f} ns")
+          f"2^23-element output\nper element in a compiled loop (one thread): libm exp "
+          f"{loops['libm exp']:.2f} ns, vmath exp (SIMD) {loops['vmath exp']:.2f} ns "
+          f"({loops['libm exp'] / loops['vmath exp']:.1f}x); libm sin {loops['libm sin']:.2f} ns, "
+          f"vmath sin_small (SIMD) {loops['vmath sin']:.2f} ns ({loops['libm sin'] / loops['vmath sin']:.1f}x)")
     ns_gpu = None
     if cuda:
         ns_gpu = exp_bound.ns_per_exp("cuda", n=1 << 24)
