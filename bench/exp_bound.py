@@ -80,17 +80,9 @@ def ns_compiled_loops(n=1 << 20, repeat=10) -> dict:
     and the branch-free kernels of ``numerics.core.vmath`` that LLVM vectorises (``exp``,
     ``sin_small``): exp on [-30, 0], sin on [0, pi/2] (the theta rules' range).  Best of
     ``repeat``; keys "libm exp", "vmath exp", "libm sin", "vmath sin"."""
-    import numba
     import numpy as np
 
     from numerics.core import vmath as vm
-
-    def loop(f):
-        @numba.njit(error_model="numpy")
-        def run(x, out):
-            for i in range(x.shape[0]):
-                out[i] = f(x[i])
-        return run
 
     rng = np.random.default_rng(0)
     xs = {"exp": rng.uniform(-30.0, 0.0, n), "sin": rng.uniform(0.0, math.pi / 2, n)}
@@ -98,7 +90,7 @@ def ns_compiled_loops(n=1 << 20, repeat=10) -> dict:
     res = {}
     for name, f, arg in (("libm exp", math.exp, "exp"), ("vmath exp", vm.exp, "exp"),
                          ("libm sin", math.sin, "sin"), ("vmath sin", vm.sin_small, "sin")):
-        run, x = loop(f), xs[arg]
+        run, x = vm.elementwise(f), xs[arg]
         run(x[:8], out[:8])
         best = math.inf
         for _ in range(repeat):

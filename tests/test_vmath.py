@@ -11,7 +11,6 @@ import math
 
 import llvmlite.binding as llvm
 import mpmath as mp
-import numba
 import numpy as np
 import pytest
 
@@ -20,17 +19,8 @@ from numerics.core import vmath as vm
 DPS = 40
 
 
-def _loop(kernel):
-    """A numba loop out[i] = kernel(x[i]) over an array: the way the kernels are used."""
-    @numba.njit(error_model="numpy")
-    def loop(x, out):
-        for i in range(x.shape[0]):
-            out[i] = kernel(x[i])
-    return loop
-
-
 _loop_exp, _loop_sin_reduced, _loop_cos_reduced, _loop_sin_small, _loop_sin, _loop_cos = (
-    _loop(f) for f in (vm.exp, vm.sin_reduced, vm.cos_reduced, vm.sin_small, vm.sin, vm.cos))
+    vm.elementwise(f) for f in (vm.exp, vm.sin_reduced, vm.cos_reduced, vm.sin_small, vm.sin, vm.cos))
 
 
 def _apply(loop, x):

@@ -55,7 +55,7 @@ from numba.extending import get_cython_function_address
 from . import vmath as vm
 
 #: SHA-256 of ``numerics/core/vmath.py`` whose kernels this file's cached code inlines
-_VMATH_SHA256 = "ccfaebbb93cb890b09dce80fe81e4624aa1c2a1a6eba8be0fa1e4a90a1fd90ce"
+_VMATH_SHA256 = "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a"
 _CACHE = hashlib.sha256(pathlib.Path(vm.__file__).read_bytes()).hexdigest() == _VMATH_SHA256
 
 # scipy's erfcx (Faddeeva), called by symbol so that the compiled code can be cached

@@ -217,3 +217,14 @@ def cos(x):
     if abs(x) <= REDUCE_MAX:
         return cos_reduced(x)
     return math.cos(x)
+
+
+def elementwise(kernel):
+    """A compiled loop ``run(x, out)``: out[i] = kernel(x[i]) over float64 arrays, the form in
+    which LLVM vectorises these kernels (for tests and benchmarks; built, not cached, per
+    call of this factory)."""
+    @numba.njit(error_model="numpy")
+    def run(x, out):
+        for i in range(x.shape[0]):
+            out[i] = kernel(x[i])
+    return run
