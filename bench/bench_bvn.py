@@ -23,16 +23,31 @@ values below the smallest normal float64 are skipped), and for ``bvn_cdf`` the f
 of its exponential bound reached (``exp_bound``: exponentials evaluated per point, counted
 in an untimed run of the tensor formulation -- the compiled one evaluates the same nodes --
 times the ns per ``torch.exp`` element measured in this run; the ns of one scalar libm exp,
-what the compiled loop pays per exponential, is printed beside it).
+what the previous compiled loop paid per exponential, and that of ``numerics.core.vmath``'s
+SIMD exp and sin, what the compiled loop pays now, are printed beside it).
+
+Workload sets (``w0k0.2``, ``w0k2``, ... any ``w0k<kappa>``): the Phi2 arguments of Fig. 3(a)'s
+exact pass at W_0 of the default ``Config`` (``bench/workload_bvn.py``, harvested in this run
+from the code; 2,475,665 points per kappa, subsampled to ``--n`` by the seed), evaluated in
+that pass's mode (``relative=False``; the accuracy check uses the default relative mode).
+
+Beside the compiled fast paths of this tree (vectorised node loops, ``numerics.core.vmath``)
+the same run times the previous compiled twin with one scalar libm exp/sin per node (the
+file ``numerics/core/bvn_compiled.py`` at commit ``LIBM_COMMIT``, read with ``git show`` and
+loaded in its place; skipped where git or that commit is missing).
+
 Run ``python bench/bench_bvn.py --help``.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -93,6 +108,77 @@ def moderate(n: int, seed: int) -> np.ndarray:
 
 
 SETS = {"fuzz": fuzz, "moderate": moderate}
+
+#: the last commit whose compiled twin calls libm's exp and sin once per node
+LIBM_COMMIT = "77c5f1b"
+
+
+def workload(kappa: float):
+    """The set maker for Fig. 3(a)'s exact pass at W_0 and ``kappa``: (n, 3) points drawn
+    without replacement by ``seed`` (all of them, in call order, when n covers the set)."""
+    def make(n: int, seed: int) -> np.ndarray:
+        import workload_bvn
+
+        s = _harvested(kappa, workload_bvn)
+        pts = np.stack([s["h"], s["k"], s["rho"]], axis=1)
+        if n >= len(pts):
+            return pts
+        return pts[np.sort(np.random.default_rng(seed).choice(len(pts), n, replace=False))]
+    return make
+
+
+_HARVESTED = {}
+
+
+def _harvested(kappa, module):
+    if kappa not in _HARVESTED:
+        _HARVESTED[kappa] = module.harvest(kappa)
+    return _HARVESTED[kappa]
+
+
+def make_set(name: str):
+    """The maker of set ``name`` and the ``relative`` mode its points are evaluated in."""
+    if name in SETS:
+        return SETS[name], True
+    if name.startswith("w0k"):
+        try:
+            kappa = float(name[3:])
+        except ValueError:
+            kappa = None
+        if kappa is not None and kappa > 0:
+            return workload(kappa), False
+    raise ValueError(f"unknown set {name!r} (fuzz, moderate or w0k<kappa>, kappa > 0)")
+
+
+def libm_twin():
+    """The compiled twin of commit ``LIBM_COMMIT`` (scalar libm exp/sin per node) as a module,
+    or None (with the reason printed) where it cannot be read."""
+    try:
+        src = subprocess.run(["git", "-C", ROOT, "show", f"{LIBM_COMMIT}:numerics/core/bvn_compiled.py"],
+                             capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as err:
+        print(f"libm twin of {LIBM_COMMIT} not available ({err}): its row is skipped")
+        return None
+    path = os.path.join(tempfile.gettempdir(), f"maskverify_bvn_compiled_{LIBM_COMMIT}.py")
+    if not os.path.exists(path) or open(path).read() != src:  # unchanged file: numba's cache holds
+        with open(path, "w") as f:
+            f.write(src)
+    spec = importlib.util.spec_from_file_location(f"bvn_compiled_{LIBM_COMMIT}", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # numba's cached code finds its module by name
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@contextlib.contextmanager
+def compiled_twin(module):
+    """bvn_cdf with its compiled fast paths taken from ``module`` inside."""
+    old = bvn._compiled_module()
+    bvn._BC = module
+    try:
+        yield
+    finally:
+        bvn._BC = old
 
 
 def owens_t_bvn(h, k, rho):
@@ -163,87 +249,116 @@ def tensor_fast_paths():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="number of inputs per set")
-    ap.add_argument("--sets", default="fuzz,moderate", help="input sets (comma separated): fuzz, moderate")
+    ap.add_argument("--sets", default="fuzz,moderate,w0k0.2,w0k2",
+                    help="input sets (comma separated): fuzz, moderate, w0k<kappa> (Fig. 3(a)'s "
+                         "exact pass at W_0, see bench/workload_bvn.py)")
     ap.add_argument("--seed", type=int, default=0, help="input seed")
     ap.add_argument("--scipy-n", type=int, default=2000, help="subsample for multivariate_normal.cdf")
     ap.add_argument("--ref-n", type=int, default=300, help="subsample checked against mpmath")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch default)")
     ap.add_argument("--repeat", type=int, default=1, help="timing repeats (best of)")
     args = ap.parse_args(argv)
+    try:
+        for name in [s for s in args.sets.split(",") if s]:
+            make_set(name)
+    except ValueError as err:
+        ap.error(str(err))
+    if min(args.n, args.repeat, args.ref_n, args.scipy_n) < 1:
+        ap.error("--n, --repeat, --ref-n and --scipy-n must be >= 1")
     if args.threads:
         torch.set_num_threads(args.threads)
     cuda = torch.cuda.is_available()
     dev = torch.device("cuda") if cuda else None
     ns_cpu = exp_bound.ns_per_exp("cpu")
     ns_cpu_fresh = exp_bound.ns_per_exp("cpu", fresh=True)
+    loops = exp_bound.ns_compiled_loops()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} CPU threads; torch.exp: "
           f"{ns_cpu:.2f} ns/element into a preallocated buffer, {ns_cpu_fresh:.2f} ns with a fresh "
-          f"2^23-element output; scalar libm exp in a compiled loop (one thread): "
-          f"{exp_bound.ns_per_scalar_exp():.2f} ns")
+          f"2^23-element output\nper element in a compiled loop (one thread): libm exp "
+          f"{loops['libm exp']:.2f} ns, vmath exp (SIMD) {loops['vmath exp']:.2f} ns "
+          f"({loops['libm exp'] / loops['vmath exp']:.1f}x); libm sin {loops['libm sin']:.2f} ns, "
+          f"vmath sin_small (SIMD) {loops['vmath sin']:.2f} ns ({loops['libm sin'] / loops['vmath sin']:.1f}x)")
     ns_gpu = None
     if cuda:
         ns_gpu = exp_bound.ns_per_exp("cuda", n=1 << 24)
         print(f"CUDA {torch.cuda.get_device_name()}: torch.exp {ns_gpu:.4f} ns/element (2^24 elements)")
+    twin = libm_twin()
     summary = []
     for name in [s for s in args.sets.split(",") if s]:
-        summary.append(run_set(name, args, dev, ns_cpu, ns_gpu))
+        summary.append(run_set(name, args, dev, ns_cpu, ns_gpu, twin))
     print("\nsummary (bvn_cdf vs Owen's T: > 1 is faster; bound: exponentials x ns/exp):")
     for line in summary:
         print("  " + line)
 
 
-def run_set(name, args, dev, ns_cpu, ns_gpu):
+def run_set(name, args, dev, ns_cpu, ns_gpu, twin=None):
     """Time, check and bound one input set; returns its summary line."""
-    make = SETS[name]
+    make, relative = make_set(name)
     pts = make(args.n, args.seed)
+    n = len(pts)
     h, k, r = (np.ascontiguousarray(pts[:, i]) for i in range(3))
     th, tk, tr = (torch.from_numpy(x) for x in (h, k, r))
-    print(f"\n== set '{name}': n = {args.n:,} points (seed {args.seed})")
+    print(f"\n== set '{name}': n = {n:,} points (seed {args.seed}), relative={relative}")
 
-    # warm-up (quadrature rules are built on first use)
-    bvn.bvn_cdf(th[:1000], tk[:1000], tr[:1000])
+    def cdf(a, b, c):
+        return bvn.bvn_cdf(a, b, c, relative=relative)
+
+    # warm-up (quadrature rules are built on first use; the twins compile or load)
+    cdf(th[:1000], tk[:1000], tr[:1000])
+    if twin is not None:
+        with compiled_twin(twin):
+            cdf(th[:1000], tk[:1000], tr[:1000])
     if hasattr(bvn, "_fast_paths"):  # fraction of points on each path of bvn_cdf
         fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
         rt = bvn._fast_p_route(th, tk, tr)
         masks = rt.quad, rt.n0, rt.n1, rt.nm1, rt.jm1 & ~rt.nm1  # nm1 rows go first
-        done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)})
+        done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)}, relative)
         fr = [(m & done).double().mean().item() for m in masks]
         print("paths: fixed GL from 0 %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, fixed GL from -1 %.3f, "
               "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
                                                    (~fin).double().mean().item()))
     with exp_bound.count_exps() as cnt, tensor_fast_paths():
-        bvn.bvn_cdf(th, tk, tr)
+        cdf(th, tk, tr)
     rows = []
     with tensor_fast_paths():
-        t_tensor, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
-    t_cpu, _ = timed(bvn.bvn_cdf, th, tk, tr, repeat=args.repeat)
-    rows.append(["torch CPU (bvn_cdf)", t_cpu, args.n / t_cpu, "fast paths compiled (numba)"])
-    rows.append(["  tensor fast paths", t_tensor, args.n / t_tensor,
+        t_tensor, _ = timed(cdf, th, tk, tr, repeat=args.repeat)
+    t_libm = None
+    if twin is not None:
+        with compiled_twin(twin):
+            t_libm, _ = timed(cdf, th, tk, tr, repeat=args.repeat)
+    t_cpu, _ = timed(cdf, th, tk, tr, repeat=args.repeat)
+    rows.append(["torch CPU (bvn_cdf)", t_cpu, n / t_cpu, "fast paths compiled, SIMD node loops (vmath)"])
+    if t_libm is not None:
+        rows.append(["  compiled, libm per node", t_libm, n / t_libm,
+                     f"baseline ({LIBM_COMMIT}): SIMD = {t_libm / t_cpu:.2f}x faster"])
+    rows.append(["  tensor fast paths", t_tensor, n / t_tensor,
                  f"baseline: compiled = {t_tensor / t_cpu:.2f}x faster"])
     t_ow, _ = timed(owens_t_bvn, h, k, r, repeat=args.repeat)
-    rows.append(["Owen's T (scipy owens_t)", t_ow, args.n / t_ow, ""])
-    m = min(args.scipy_n, args.n)
+    rows.append(["Owen's T (scipy owens_t)", t_ow, n / t_ow, ""])
+    m = min(args.scipy_n, n)
     t_sp, _ = timed(scipy_mvn, pts[:m])
-    t_sp_full = t_sp * args.n / m
-    rows.append(["scipy mvn.cdf per point", t_sp_full, args.n / t_sp_full,
+    t_sp_full = t_sp * n / m
+    rows.append(["scipy mvn.cdf per point", t_sp_full, n / t_sp_full,
                  f"{m} pts timed, extrapolated"])
-    bounds = [exp_bound.bound_line("bvn_cdf CPU", cnt["n"], args.n, t_cpu, ns_cpu),
-              exp_bound.bound_line("bvn_cdf CPU, tensor fast paths", cnt["n"], args.n, t_tensor, ns_cpu)]
+    bounds = [exp_bound.bound_line("bvn_cdf CPU", cnt["n"], n, t_cpu, ns_cpu)]
+    if t_libm is not None:
+        bounds.append(exp_bound.bound_line("bvn_cdf CPU, libm per node", cnt["n"], n, t_libm, ns_cpu))
+    bounds.append(exp_bound.bound_line("bvn_cdf CPU, tensor fast paths", cnt["n"], n, t_tensor, ns_cpu))
     if dev is not None:
         gh, gk, gr = th.to(dev), tk.to(dev), tr.to(dev)
-        bvn.bvn_cdf(gh[:1000], gk[:1000], gr[:1000])
+        cdf(gh[:1000], gk[:1000], gr[:1000])
         torch.cuda.synchronize()
 
         def run_gpu():
-            v = bvn.bvn_cdf(gh, gk, gr)
+            v = cdf(gh, gk, gr)
             torch.cuda.synchronize()
             return v
 
         with exp_bound.count_exps() as cg:
             run_gpu()
         t_gpu, _ = timed(run_gpu, repeat=args.repeat)
-        rows.append(["torch CUDA (bvn_cdf)", t_gpu, args.n / t_gpu, torch.cuda.get_device_name()])
-        bounds.append(exp_bound.bound_line("bvn_cdf CUDA", cg["n"], args.n, t_gpu, ns_gpu))
+        rows.append(["torch CUDA (bvn_cdf)", t_gpu, n / t_gpu, torch.cuda.get_device_name()])
+        bounds.append(exp_bound.bound_line("bvn_cdf CUDA", cg["n"], n, t_gpu, ns_gpu))
 
     # accuracy on a subsample of the same distribution against mpmath (computed once)
     import _mp_bvn as ref
@@ -266,6 +381,9 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
         "Owen's T (scipy owens_t)": owens_t_bvn(sh, sk, sr),
         "scipy mvn.cdf per point": scipy_mvn(sub),
     }
+    if twin is not None:
+        with compiled_twin(twin):
+            errs["  compiled, libm per node"] = bvn.bvn_cdf(*sub_t).numpy()
     if dev is not None:
         errs["torch CUDA (bvn_cdf)"] = bvn.bvn_cdf(
             *(torch.from_numpy(x).to(dev) for x in (sh, sk, sr))).cpu().numpy()
@@ -287,8 +405,9 @@ def run_set(name, args, dev, ns_cpu, ns_gpu):
     print("\n'vs Owen' / 'vs mvn': speed-up relative to (b) / (c) (higher is faster).")
     for line in bounds:
         print(line)
+    libm = "" if t_libm is None else f"libm per node {t_libm:.3f} s = {t_ow / t_libm:.2f}x, "
     return (f"{name}: bvn_cdf {t_cpu:.3f} s vs Owen's T {t_ow:.3f} s = {t_ow / t_cpu:.2f}x "
-            f"(tensor fast paths {t_tensor:.3f} s = {t_ow / t_tensor:.2f}x); "
+            f"({libm}tensor fast paths {t_tensor:.3f} s = {t_ow / t_tensor:.2f}x); "
             f"max rel err {worst_cpu:.1e}; " + bounds[0].split(": ", 1)[1].split("; ")[1])
 
 

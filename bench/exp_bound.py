@@ -74,27 +74,31 @@ def ns_per_exp(device="cpu", *, fresh=False, n=None, repeat=20):
     return best / n * 1e9
 
 
-def ns_per_scalar_exp(n=1 << 20, repeat=10):
-    """Nanoseconds per ``math.exp`` in a numba loop on one thread (the libm call that a
-    compiled row-by-row kernel pays per exponential; no SIMD without Intel's SVML)."""
-    import numba
+def ns_compiled_loops(n=1 << 20, repeat=10) -> dict:
+    """Nanoseconds per element of out[i] = f(x[i]) in a numba loop on one thread, for libm's
+    ``math.exp`` and ``math.sin`` (one scalar call per element: no SIMD without Intel's SVML)
+    and the branch-free kernels of ``numerics.core.vmath`` that LLVM vectorises (``exp``,
+    ``sin_small``): exp on [-30, 0], sin on [0, pi/2] (the theta rules' range).  Best of
+    ``repeat``; keys "libm exp", "vmath exp", "libm sin", "vmath sin"."""
     import numpy as np
 
-    @numba.njit
-    def run(x):
-        s = 0.0
-        for v in x:
-            s += math.exp(v)
-        return s
+    from numerics.core import vmath as vm
 
-    x = np.random.default_rng(0).uniform(-30.0, 0.0, n)
-    run(x[:8])
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        run(x)
-        best = min(best, time.perf_counter() - t0)
-    return best / n * 1e9
+    rng = np.random.default_rng(0)
+    xs = {"exp": rng.uniform(-30.0, 0.0, n), "sin": rng.uniform(0.0, math.pi / 2, n)}
+    out = np.empty(n)
+    res = {}
+    for name, f, arg in (("libm exp", math.exp, "exp"), ("vmath exp", vm.exp, "exp"),
+                         ("libm sin", math.sin, "sin"), ("vmath sin", vm.sin_small, "sin")):
+        run, x = vm.elementwise(f), xs[arg]
+        run(x[:8], out[:8])
+        best = math.inf
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            run(x, out)
+            best = min(best, time.perf_counter() - t0)
+        res[name] = best / n * 1e9
+    return res
 
 
 def bound_line(label, exps, points, seconds, ns_exp):

@@ -12,7 +12,9 @@ property witness uses the same).
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import math
 
 import mpmath as mp
@@ -99,6 +101,58 @@ def test_bvn_cdf_famous_tail_value(record):
     e = rel_err(float(got), float(exact))
     record(error=e, digits=digits(e))
     assert e <= KERNEL.rtol
+
+
+#: the fast rules' tested accuracy: tests/test_bvn_kernels.py holds them (and the general path)
+#: to 1e-14 against mpmath, a 10x margin on the 1e-13 contract; measured worst on the edge
+#: table below: see the recorded error
+FAST_RULES = Tol(1e-14, why="bvn_cdf's fast rules as tested in tests/test_bvn_kernels.py: 10x margin on the "
+                            "1e-13 contract, so that a rule admitted beyond its edge shows")
+
+
+@functools.lru_cache(maxsize=1)
+def _bvn_edge_table():
+    from verify.masking import bvn_edges
+
+    return json.loads(bvn_edges.TABLE.read_text())["points"]
+
+
+@pytest.mark.statement("lemma.relu_moment2")
+@pytest.mark.parametrize("formulation", ["compiled", "tensor", "masked"])
+def test_bvn_cdf_fast_rule_edges_every_formulation(formulation, monkeypatch, record):
+    """Every routing edge of bvn_cdf's fast rules (|rho| tiers 0.7, 0.9, 0.99, 1 - 1e-6,
+    max(|h|, |k|) 10 and 8, the exponent range 5, 15 and 40, F(rho) = 2, the cancellation
+    ratio 2, the negligibility tests, the rule from -1; ``verify/masking/bvn_edges.py``) from
+    both sides, 149 points frozen with their mpmath values (raw definition, 30 digits), in
+    each formulation of the kernel: the compiled CPU twin (SIMD node loops), the routed
+    tensors, and the masked tensors CUDA runs.  A rule admitted beyond its accurate range
+    (a changed threshold) fails here, where the random points of the other witnesses
+    rarely reach."""
+    from numerics.core import bvn
+
+    monkeypatch.setattr(bvn, "_COMPILED", formulation == "compiled")
+    monkeypatch.setattr(bvn, "_MASKED", formulation == "masked")
+    rows = _bvn_edge_table()
+    h, k, r = (torch.tensor([p[c] for p in rows], dtype=torch.float64) for c in ("h", "k", "rho"))
+    got = bvn.bvn_cdf(h, k, r).numpy()
+    pairs = [(f"bvn_cdf({p['h']!r}, {p['k']!r}, {p['rho']!r}) [{p['family']}]", g, mp.mpf(p["P"]))
+             for p, g in zip(rows, got)]
+    _worst(pairs, FAST_RULES, record)
+
+
+@pytest.mark.slow
+@pytest.mark.statement("lemma.relu_moment2")
+def test_bvn_edge_table_is_the_raw_definition():
+    """The frozen edge table: its points are those ``bvn_edges.edge_points`` finds on the landed
+    routing, and its values are the raw definition's (recomputed here at 30 digits)."""
+    from verify.masking import bvn_edges
+
+    rows = _bvn_edge_table()
+    assert [(p["family"], p["h"], p["k"], p["rho"]) for p in rows] == bvn_edges.edge_points()
+    for p in rows:
+        exact = ref.bvn_cdf(p["h"], p["k"], p["rho"], dps=bvn_edges.DPS)
+        with mp.workdps(bvn_edges.DPS):
+            assert abs(mp.mpf(p["P"]) - exact) <= mp.mpf(10) ** -25 * abs(exact), p
 
 
 @pytest.mark.statement("lemma.relu_moment2")
