@@ -31,8 +31,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def _papers(args) -> int:
-    from numerics.core import errata
+    from numerics.core import errata, registry
 
+    for pid, path in registry.unregistered().items():
+        print(f"maskverify papers: warning: {pid!r} is declared in {path} but not installed (left out "
+              f"below): run `{registry.install_command(path)}`", file=sys.stderr)
     rows = []
     for pack in papers(args):
         found = errata.load(pack)
