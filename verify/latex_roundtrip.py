@@ -54,7 +54,7 @@ ALLOWED_COMMANDS = set(r"""
 \langle \rangle \le \ge \leq \geq \sim \to \infty \in \mid \pm \cdot \dots \big \Big \Phi \Omega \mu \kappa
 \rho \varphi \phi \psi \sigma \lambda \delta \varepsilon \pi \tau \eta \gamma \alpha \theta
 \omega \ne \inf \perp \mathsf
-\sin \cos \tanh \arctan \bar \tfrac
+\sin \cos \tanh \arctan \bar \tfrac \neq \gg
 """.split())
 
 
