@@ -22,6 +22,7 @@ BAD = [
     ("fuzz", ["fuzz", "other-paper:thm.4.2"]),
     ("fuzz", ["fuzz", "masking:thm.4.2", "--examples", "0"]),
     ("latex", ["latex", "--paper", "no-such-paper", "--out", "{tmp}"]),
+    ("notes", ["notes", "--paper", "no-such-paper", "--check"]),
     ("report", ["report", "--paper", "no-such-paper", "--out", "{tmp}"]),
     ("bounds", ["bounds", "--kappa", "-0.5"]),
     ("bounds", ["bounds", "--delta", "1.5"]),

@@ -461,22 +461,22 @@ def master_document(papers) -> str:
     return "\n".join(lines) + "\n"
 
 
+def files(paper: Paper) -> dict[str, str]:
+    """What :func:`export` writes, ``{file name: text}``: ``<id>.tex`` for every statement in
+    paper order, then :data:`MASTER`."""
+    out = {fragment_name(st.id): fragment(paper, st.id) for st in paper.statements}
+    out[MASTER] = document(paper)
+    return out
+
+
 def export(paper: Paper, out_dir: str | os.PathLike) -> list[Path]:
-    """Write ``<id>.tex`` for every statement and :data:`MASTER` into ``out_dir`` (each file
-    atomically); return the paths, fragments first in paper order, the document last."""
+    """Write :func:`files` into ``out_dir`` (each file atomically); return the paths, fragments
+    first in paper order, the document last."""
     from .io import atomic_write
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for st in paper.statements:
-        path = out / fragment_name(st.id)
-        atomic_write(path, fragment(paper, st.id))
-        paths.append(path)
-    master = out / MASTER
-    atomic_write(master, document(paper))
-    paths.append(master)
-    return paths
+    return [atomic_write(out / name, text) for name, text in files(paper).items()]
 
 
 def export_all(papers, out_dir: str | os.PathLike) -> list[Path]:
