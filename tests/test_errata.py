@@ -262,6 +262,8 @@ def test_python_reproducers_print_the_entries_numbers(pack):
     Entries with only ``pytest`` reproducers are the suite's own tests (the slow test below runs
     them as commands); ``maskverify figures`` reproducers (masking:E6) write figures and take
     minutes, and are not run."""
+    if not errata.load(pack):
+        pytest.skip(f"{pack.id} has no recorded finding: no reproducer to run")
     entries = _with_python(pack)
     if not entries:
         pytest.skip(f"{pack.id}: no python -c reproducers (only pytest commands, run in the slow tier)")

@@ -1,5 +1,5 @@
 """The ``maskverify`` command line: the application's subcommands (``papers``, ``check``,
-``figures``, ``fuzz``, ``latex``, ``notes``, ``report``) and those the packs add (``PaperPack.commands``).
+``figures``, ``fuzz``, ``latex``, ``new``, ``notes``, ``report``) and those the packs add (``PaperPack.commands``).
 
 Bad input is answered with one line on stderr and exit status 2, never a traceback: the
 parser's own errors (``Parser.error``) and every ``UsageError`` a subcommand raises.
@@ -170,7 +170,7 @@ known ids are listed).
 def build_parser() -> argparse.ArgumentParser:
     from numerics.core import registry
 
-    from . import checkrun, latex_cmd, notes_cmd, report
+    from . import checkrun, latex_cmd, new_cmd, notes_cmd, report
 
     parser = Parser(
         prog="maskverify",
@@ -243,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     latex_cmd.add_subcommand(sub)
     notes_cmd.add_subcommand(sub)
+    new_cmd.add_subcommand(sub)
     report.add_subcommand(sub)
     taken = set(sub.choices)
     for pack in registry.select(None):
