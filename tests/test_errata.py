@@ -40,6 +40,8 @@ class Collected:
     strict_reason: str | None
     statements: frozenset[str]
     raises: str | None = None
+    #: the test file (a node id is relative to the repository only for a pack inside it)
+    path: Path | None = None
 
 
 class _Marks:
@@ -62,7 +64,7 @@ class _Marks:
                     reason = str(mark.kwargs.get("reason", ""))
                     raises = getattr(mark.kwargs.get("raises"), "__name__", None)
             statements = frozenset(s for m in item.iter_markers("statement") for s in m.args)
-            self.items.append(Collected(item.nodeid, reason, statements, raises))
+            self.items.append(Collected(item.nodeid, reason, statements, raises, Path(item.path).resolve()))
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +78,7 @@ def collected() -> dict[str, list[Collected]]:
     assert code == 0 and not marks.errors, f"collection failed (exit {code}): {marks.errors}"
     out: dict[str, list[Collected]] = {pid: [] for pid in dirs}
     for c in marks.items:
-        path = (ROOT / c.nodeid.split("::")[0]).resolve()
-        owner = next(pid for pid, d in dirs.items() if d in path.parents)
+        owner = next(pid for pid, d in dirs.items() if d in c.path.parents)
         out[owner].append(c)
     return out
 

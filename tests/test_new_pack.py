@@ -16,17 +16,12 @@ errata, notes) on the new pack.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from _clone import ROOT, copy_of_the_repository, installed
+from _clone import maskverify as _cli
+from _clone import run as _run
 
 from numerics.core import registry
-
-ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--title", "A toy paper", "--authors", "A. Author, B. Author", "--reference", "arXiv 0000.00000"]
 IN_REPO = {"theory/toy2/__init__.py", "theory/toy2/paper.py", "numerics/toy2/__init__.py", "numerics/toy2/pack.py",
            "verify/toy2/__init__.py", "verify/toy2/test_latex.py", "verify/toy2/test_s1_mean_symbolic.py",
@@ -39,44 +34,14 @@ DIST = {"pyproject.toml", f"{PKG}/__init__.py", f"{PKG}/paper.py", f"{PKG}/pack.
         f"{PKG}/notes/latex/lemma_mean.tex", f"{PKG}/notes/latex/formulas.tex"}
 
 
-def _copy_of_the_repository(dest: Path) -> Path:
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for rel in filter(None, listed):
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    return dest
-
-
-def _installed(where: Path, name: str, entry: str) -> Path:
-    """What ``pip install -e .`` adds to the metadata: the distribution's entry point."""
-    info = where / f"{name}-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text(f"[maskverify.papers]\n{entry}\n")
-    return where
-
-
-def _run(cwd: Path, path: list[Path], *argv: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
-    return subprocess.run([sys.executable, *argv], cwd=cwd, capture_output=True, text=True, env=env,
-                          timeout=timeout)
-
-
-def _cli(cwd, path, *args):
-    return _run(cwd, path, "-m", "numerics.app.cli", *args)
-
-
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     """A copy of this repository in which ``maskverify new toy2`` ran: (copy, its output, the
     path on which the pack is 'installed')."""
-    copy = _copy_of_the_repository(tmp_path_factory.mktemp("clone"))
+    copy = copy_of_the_repository(tmp_path_factory.mktemp("clone"))
     run = _cli(copy, [copy], "new", "toy2", *ARGS)
     assert run.returncode == 0, run.stderr
-    meta = _installed(tmp_path_factory.mktemp("site"), "maskverify_toy2", "toy2 = numerics.toy2.pack:PACK")
+    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_toy2", "toy2 = numerics.toy2.pack:PACK")
     return copy, run, [copy, meta]
 
 
@@ -86,7 +51,7 @@ def dist(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist") / "arc"
     run = _cli(ROOT, [ROOT], "new", "arc", *ARGS, "--dist", str(out))
     assert run.returncode == 0, run.stderr
-    meta = _installed(tmp_path_factory.mktemp("site"), "maskverify_arc", f"arc = {PKG}.pack:PACK")
+    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_arc", f"arc = {PKG}.pack:PACK")
     return out, run, [ROOT, meta, out]  # out: what the editable install puts on the path
 
 
