@@ -13,7 +13,8 @@ import sympy as sp
 
 from theory.core.derivation import Steps
 from theory.core.latex import (MASTER, OTHER_SECTION, RELATION_BREAK, STEP_WIDTH, export, export_all, fragment,
-                               fragment_name, latex_expr, ordered_sections, step_display, visible_width)
+                               fragment_name, latex_expr, ordered_sections, statement_fragment, step_display,
+                               text_with_math, visible_width)
 from theory.masking.paper import PAPER, SECTIONS
 from verify.latex_roundtrip import (formulas_in_fragment, ids, paper_formulas, parse_back, round_trip,
                                     round_trip_cases, unbreak)
@@ -86,6 +87,22 @@ def test_fragments_have_no_preamble():
         text = fragment(PAPER, sid)
         for command in (r"\documentclass", r"\usepackage", r"\newcommand", r"\def", r"\begin{document}"):
             assert command not in text, (sid, command)
+
+
+# ---------------------------------------------------------------------------- assumptions
+def test_assumptions_typeset_their_math_and_escape_their_prose():
+    """An assumption is LaTeX prose with inline math: the math between ``$`` is copied, the prose
+    is escaped (``\\$`` is a literal dollar); an unbalanced ``$`` is refused."""
+    assert text_with_math(r"$x\in\mathbb{R}^d$ with a_b < 1") == r"$x\in\mathbb{R}^d$ with a\_b \textless{} 1"
+    assert text_with_math(r"costs \$5 and $c>0$") == r"costs \$5 and $c>0$"
+    assert text_with_math("||x|| <= 1") == r"\textbar{}\textbar{}x\textbar{}\textbar{} \textless{}= 1"
+    with pytest.raises(ValueError, match="unbalanced"):
+        text_with_math(r"$x\in\mathbb{R}^d")
+    st = PAPER.statements[0]
+    planted = replace(PAPER, statements=(replace(st, assumptions=(r"$z\sim\mathcal N(0, I_d)$", "s > 0")),)
+                      + PAPER.statements[1:])
+    (line,) = [ln for ln in statement_fragment(planted, st.id).splitlines() if ln.startswith(r"\textit{Assumptions:}")]
+    assert line == r"\textit{Assumptions:} $z\sim\mathcal N(0, I_d)$; s \textgreater{} 0."
 
 
 # ---------------------------------------------------------------------------- typeset steps

@@ -322,6 +322,17 @@ def test_exit_2_and_nothing_written_when_the_witnesses_cannot_run(tmp_path, monk
     assert "could not run the witnesses" in capsys.readouterr().err
 
 
+def test_report_n_sets_the_witnesses_workers(tmp_path, monkeypatch):
+    """``maskverify report -n N`` runs the witnesses in N processes, as ``check -n N`` does, and
+    the reproducing command keeps it."""
+    seen = []
+    monkeypatch.setattr(checkrun, "run", lambda *a, **kw: seen.append(kw["workers"]) or (4, []))
+    assert cli.main(["report", "--paper", PACK.id, "--out", str(tmp_path / "r"), "-n", "3", "--no-progress"]) == 2
+    assert seen == [3]
+    args = cli.build_parser().parse_args(["report", "--out", "r", "-n", "3"])
+    assert " -n 3 " in report._command(args) + " "
+
+
 def test_cli_writes_a_report_from_a_selection(tmp_path, monkeypatch, capsys):
     """The real pipeline on a small selection (one process: the witnesses run in-process, the
     LaTeX export, tested in test_latex_export.py, is recorded rather than run): exit 0, a row

@@ -54,7 +54,7 @@ ALLOWED_COMMANDS = set(r"""
 \langle \rangle \le \ge \leq \geq \sim \to \infty \in \mid \pm \cdot \dots \big \Big \Phi \Omega \mu \kappa
 \rho \varphi \phi \psi \sigma \lambda \delta \varepsilon \pi \tau \eta \gamma \alpha \theta
 \omega \ne \inf \perp \mathsf
-\sin \cos \tanh \arctan \bar \tfrac
+\sin \cos \tanh \arctan \bar \tfrac \neq \gg
 """.split())
 
 
@@ -313,10 +313,17 @@ def witness_tests(paper: Paper, limits: dict | None = None):
     def test_fragment_states_every_equation_with_reference(sid, record):
         record(detail=statement_witness(paper, sid, limits={key for s, key in limits if s == sid}))
 
-    @pytest.mark.slow
-    @pytest.mark.witness("latex")
-    @pytest.mark.parametrize("sid", per_statement(derived_ids(paper)))
-    def test_checked_steps_parse_back(sid, record):
-        record(detail=steps_witness(paper, sid))
+    derived = derived_ids(paper)
+    if derived:
+        @pytest.mark.slow
+        @pytest.mark.witness("latex")
+        @pytest.mark.parametrize("sid", per_statement(derived))
+        def test_checked_steps_parse_back(sid, record):
+            record(detail=steps_witness(paper, sid))
+    else:  # no empty parameter set ("got empty parameter set for (sid)"): say why nothing runs
+        @pytest.mark.slow
+        def test_checked_steps_parse_back():
+            pytest.skip(f"not checked: {paper.id} has no derivations (Paper.derivations is empty), so no "
+                        "checked step to parse back")
 
     return test_fragment_states_every_equation_with_reference, test_checked_steps_parse_back

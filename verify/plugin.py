@@ -141,8 +141,21 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
-@pytest.fixture
-def record(request):
+#: the test item running in this process (pytest runs one at a time; each xdist worker is a process)
+_running: list = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _running.append(item)
+    try:
+        return (yield)
+    finally:
+        _running.pop()
+
+
+@pytest.fixture(scope="session")
+def record():
     """Record a witness's measured figures for the check table.
 
     ``record(error=..., digits=..., ratio=..., detail=..., judged=...)``; repeated calls keep
@@ -154,9 +167,18 @@ def record(request):
     verdict, whether that verdict supports the claim (``False``: the test passed because the
     claim was *not* supported at the sizes run; the status is then "not supported"); repeated
     calls keep the conjunction.
+
+    Session-scoped, it writes to the test running when it is called, so that a Hypothesis
+    ``@given`` test may take it without the ``function_scoped_fixture`` health check (and
+    without suppressing it, which would replace the profile's suppressions): call it once per
+    example, ``record(error=err, judged=1)``, and the test's row holds the worst example's
+    error and the number of examples judged.
     """
     def _record(*, error=None, digits=None, ratio=None, detail=None, judged=None, supported=None):
-        props = dict(request.node.user_properties)
+        if not _running:
+            raise RuntimeError("record(...) was called outside a running test")
+        node = _running[-1]
+        props = dict(node.user_properties)
         if supported is not None:
             props["supported"] = bool(supported) and props.get("supported", True)
         if judged is not None:
@@ -171,6 +193,6 @@ def record(request):
             props["ratio"] = max(float(ratio), props.get("ratio", float("-inf")))
         if detail is not None:
             props["detail"] = str(detail)
-        request.node.user_properties[:] = list(props.items())
+        node.user_properties[:] = list(props.items())
 
     return _record

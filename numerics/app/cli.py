@@ -1,5 +1,5 @@
 """The ``maskverify`` command line: the application's subcommands (``papers``, ``check``,
-``figures``, ``fuzz``, ``latex``, ``report``) and those the packs add (``PaperPack.commands``).
+``figures``, ``fuzz``, ``latex``, ``new``, ``notes``, ``report``) and those the packs add (``PaperPack.commands``).
 
 Bad input is answered with one line on stderr and exit status 2, never a traceback: the
 parser's own errors (``Parser.error``) and every ``UsageError`` a subcommand raises.
@@ -38,8 +38,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def _papers(args) -> int:
-    from numerics.core import errata
+    from numerics.core import errata, registry
 
+    for pid, path in registry.unregistered().items():
+        print(f"maskverify papers: warning: {pid!r} is declared in {path} but not installed (left out "
+              f"below): run `{registry.install_command(path)}`", file=sys.stderr)
     chosen = papers(args)
     rows = []
     for pack in chosen:
@@ -191,7 +194,7 @@ known ids are listed).
 def build_parser() -> argparse.ArgumentParser:
     from numerics.core import fuzzing, registry
 
-    from . import checkrun, latex_cmd, report
+    from . import checkrun, latex_cmd, new_cmd, notes_cmd, report
 
     parser = Parser(
         prog="maskverify",
@@ -268,6 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.set_defaults(func=_fuzz)
 
     latex_cmd.add_subcommand(sub)
+    notes_cmd.add_subcommand(sub)
+    new_cmd.add_subcommand(sub)
     report.add_subcommand(sub)
     taken = set(sub.choices)
     for pack in registry.select(None):

@@ -40,6 +40,7 @@ from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
 from . import checkrun, verdicts
+from .report_notes import STATEMENTS_NOTE
 
 SCHEMA = "maskverify-report/2"
 ROOT = Path(__file__).resolve().parents[2]
@@ -440,17 +441,18 @@ def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (
 
 def build(packs, out_dir, *, deep: bool = False, select: str | None = None, fuzz_examples: int | None = None,
           seed: int = 0, quick: bool = True, figures: set[str] | None = None, errata: dict | None = None,
-          command: str | None = None, progress: bool = True) -> dict:
+          command: str | None = None, progress: bool = True, workers: int | None = None) -> dict:
     """Load the packs' errata unless given (``{pack id: [Erratum]}``; first, so that invalid
     data is a ``ValueError`` before any long run), run their witnesses (``checkrun.run(packs, deep, select)``), their fuzz campaigns
     (``fuzz_examples`` each, None the campaigns' defaults, 0 none; seeded with ``seed``), draw
     their figures (``figures``: qualified names, None all; ``quick`` the reduced sizes) into
-    ``out_dir/figures/<pack>``; return the payload.  Raises ``CatalogueError`` when pytest
+    ``out_dir/figures/<pack>``; return the payload.  ``workers``: the witnesses' worker
+    processes (None: ``checkrun``'s default, every core).  Raises ``CatalogueError`` when pytest
     could not run the witnesses (exit code 2, 3 or 4)."""
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc)
     found = errata if errata is not None else {pack.id: errata_data.load(pack) for pack in packs}
-    code, results = checkrun.run(packs, deep=deep, select=select, progress=progress)
+    code, results = checkrun.run(packs, deep=deep, select=select, progress=progress, workers=workers)
     if code in (2, 3, 4):
         raise CatalogueError(f"pytest could not run the witnesses (exit code {code})")
     runs = [] if fuzz_examples == 0 else run_campaigns(packs, examples=fuzz_examples, seed=seed, deep=deep,
@@ -519,14 +521,6 @@ def _fuzz_cell(row: dict) -> str:
         tag = "error" if f["error"] else "FAILS" if f["failed"] else "ok"
         parts.append(f"{f['campaign']}: {fmt(f['worst_ratio'], '.3g')} ({tag})")
     return "; ".join(parts) or "-"
-
-
-STATEMENTS_NOTE = (
-    "One row per statement. A witness cell reads `ok N` (N tests passed), `FAIL k/N`, `finding N` (an "
-    "expected failure recorded in the errata: the paper is wrong there) or `-` (no such witness). "
-    "*Provenance*: as printed, or reconstructed from a named passage. *Tightest ratio*: the largest ratio a "
-    "passing test recorded (for a bound, lhs/rhs; for a Monte Carlo, |z| over its bound); *finding ratio*: "
-    "the same over recorded findings; *fuzz*: the worst ratio of the statement's fuzz campaigns.")
 
 
 def _statement_table(rows: list[dict]) -> list[str]:
@@ -656,6 +650,9 @@ def add_subcommand(sub) -> None:
     p.add_argument("--deep", action="store_true",
                    help="include the slow tier of the witnesses and run the fuzz campaigns deep (long)")
     p.add_argument("-k", metavar="EXPR", help="only witness tests matching this pytest -k expression")
+    p.add_argument("-n", "--workers", metavar="N", type=count(1), default=None,
+                   help=f"worker processes of the witnesses (pytest-xdist; default every core: "
+                        f"{checkrun.default_workers()})")
     p.add_argument("--fuzz-examples", metavar="N", type=count(0), default=None,
                    help="examples per fuzz campaign (default: each campaign's own; 0 skips fuzzing)")
     p.add_argument("--seed", metavar="S", type=count(0), default=0,
@@ -677,6 +674,8 @@ def _command(args) -> str:
         parts.append("--deep")
     if args.k:
         parts += ["-k", repr(args.k)]
+    if args.workers is not None:
+        parts += ["-n", str(args.workers)]
     if args.fuzz_examples is not None:
         parts += ["--fuzz-examples", str(args.fuzz_examples)]
     parts += ["--seed", str(args.seed)]
@@ -722,7 +721,7 @@ def run(args) -> int:
     try:
         payload = build(packs, args.out, deep=args.deep, select=args.k, fuzz_examples=args.fuzz_examples,
                         seed=args.seed, quick=not args.full_figures, figures=chosen, errata=found,
-                        command=_command(args), progress=not args.no_progress)
+                        command=_command(args), progress=not args.no_progress, workers=args.workers)
     except CatalogueError as exc:
         print(f"maskverify report: {exc}; no report written", file=sys.stderr)
         return 2

@@ -25,7 +25,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from .checkrun import WITNESSES
-from .report import STATEMENTS_NOTE
+from .report_notes import STATEMENTS_NOTE
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 

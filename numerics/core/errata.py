@@ -29,7 +29,8 @@ tests                   list of node ids          the strict xfails holding the 
 ======================  ========================  =====================================
 
 ``python -m numerics.core.errata`` writes every registered pack's ``errata.md`` (beside its
-TOML file) from the data.
+TOML file) from the data; ``maskverify notes --paper ID`` regenerates one pack's, with its
+LaTeX (``numerics.core.notes``).
 """
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ It rejects two packs with one id, and so two statements with one qualified id
 """
 from __future__ import annotations
 
+import tomllib
 from importlib import metadata
+from pathlib import Path
 
 from theory.core.pack import SEP
 
@@ -62,11 +64,53 @@ def unregister(pack_id: str) -> None:
     _extra.pop(pack_id, None)
 
 
+def declared(pyproject: Path) -> dict[str, str]:
+    """The ``maskverify.papers`` entry points a ``pyproject.toml`` declares, ``{id: value}``
+    (empty when the file is missing or unreadable)."""
+    try:
+        data = tomllib.loads(Path(pyproject).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return dict(data.get("project", {}).get("entry-points", {}).get(GROUP, {}))
+
+
+def pyprojects() -> list[Path]:
+    """The ``pyproject.toml`` files a new pack's entry point is likely written in: this
+    repository's (the one above ``numerics/``) and the working directory's."""
+    here = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    cwd = Path.cwd().resolve() / "pyproject.toml"
+    return [p for p in dict.fromkeys((here, cwd)) if p.is_file()]
+
+
+def unregistered() -> dict[str, Path]:
+    """Pack ids declared in a ``pyproject.toml`` of :func:`pyprojects` whose entry point is not
+    installed (the distribution was not reinstalled since the line was added): ``{id: file}``."""
+    known = packs()
+    return {pid: path for path in pyprojects() for pid in declared(path) if pid not in known}
+
+
+def reinstall_hint(pack_id: str) -> str:
+    """Why ``pack_id`` may be unknown: '' or the sentence naming the reinstall it needs."""
+    path = unregistered().get(pack_id)
+    if path is None:
+        return ""
+    return (f"; {pack_id!r} is declared in {path} but its entry point is not installed: run "
+            f"`{install_command(path)}` to register it")
+
+
+def install_command(pyproject: Path) -> str:
+    """``pip install -e DIR`` for the distribution of ``pyproject`` (``.`` when it is the working
+    directory's)."""
+    folder = Path(pyproject).resolve().parent
+    return f"pip install -e {'.' if folder == Path.cwd().resolve() else folder}"
+
+
 def get(pack_id: str) -> PaperPack:
     try:
         return packs()[pack_id]
     except KeyError:
-        raise KeyError(f"unknown paper {pack_id!r}; known: {', '.join(packs()) or 'none'}") from None
+        raise KeyError(f"unknown paper {pack_id!r}; known: {', '.join(packs()) or 'none'}"
+                       + reinstall_hint(pack_id)) from None
 
 
 def select(pack_ids=None) -> list[PaperPack]:

@@ -249,6 +249,21 @@ def escape_text(text: str) -> str:
     return re.sub(r"([*(,])(?=\S)", r"\1\\allowbreak{}", out)
 
 
+_MATH_DELIMITER = re.compile(r"(?<!\\)\$")
+
+
+def text_with_math(text: str) -> str:
+    """``text`` written as LaTeX prose with inline math (a statement's assumptions): what lies
+    between two ``$`` is math and is copied as it is, so that it typesets; the prose around it
+    is escaped by :func:`escape_text` (``\\$`` there is a literal dollar).  An odd number of
+    ``$`` is an error (``ValueError``), so that a missing delimiter is not typeset as text."""
+    parts = _MATH_DELIMITER.split(text)
+    if len(parts) % 2 == 0:
+        raise ValueError(f"unbalanced $ in {text!r}: math goes between two $ (\\$ for a literal dollar)")
+    return "".join(f"${part}$" if i % 2 else escape_text(part.replace(r"\$", "$"))
+                   for i, part in enumerate(parts))
+
+
 def fragment_name(statement_id: str) -> str:
     """The fragment's file name: ``lemma.relu_moment1`` -> ``lemma_relu_moment1.tex``."""
     return statement_id.replace(".", "_") + ".tex"
@@ -341,7 +356,7 @@ def statement_fragment(paper: Paper, statement_id: str) -> str:
     if not st.provenance.printed:
         lines.append(r"\textit{Provenance:} %s." % escape_text(st.provenance.describe()))
     if st.assumptions:
-        lines.append(r"\textit{Assumptions:} %s." % "; ".join(escape_text(a) for a in st.assumptions))
+        lines.append(r"\textit{Assumptions:} %s." % "; ".join(text_with_math(a) for a in st.assumptions))
     lines.append(r"\begin{align}")
     lines.append(" \\\\\n".join(equation_line(st, eq, paper.id + ":") for eq in st.equations))
     lines.append(r"\end{align}")
@@ -446,22 +461,22 @@ def master_document(papers) -> str:
     return "\n".join(lines) + "\n"
 
 
+def files(paper: Paper) -> dict[str, str]:
+    """What :func:`export` writes, ``{file name: text}``: ``<id>.tex`` for every statement in
+    paper order, then :data:`MASTER`."""
+    out = {fragment_name(st.id): fragment(paper, st.id) for st in paper.statements}
+    out[MASTER] = document(paper)
+    return out
+
+
 def export(paper: Paper, out_dir: str | os.PathLike) -> list[Path]:
-    """Write ``<id>.tex`` for every statement and :data:`MASTER` into ``out_dir`` (each file
-    atomically); return the paths, fragments first in paper order, the document last."""
+    """Write :func:`files` into ``out_dir`` (each file atomically); return the paths, fragments
+    first in paper order, the document last."""
     from .io import atomic_write
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for st in paper.statements:
-        path = out / fragment_name(st.id)
-        atomic_write(path, fragment(paper, st.id))
-        paths.append(path)
-    master = out / MASTER
-    atomic_write(master, document(paper))
-    paths.append(master)
-    return paths
+    return [atomic_write(out / name, text) for name, text in files(paper).items()]
 
 
 def export_all(papers, out_dir: str | os.PathLike) -> list[Path]:

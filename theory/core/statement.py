@@ -153,6 +153,9 @@ class Statement:
     kind: Kind
     params: tuple[Param, ...]
     equations: tuple[Equation, ...]
+    #: the hypotheses, each LaTeX prose with inline math between ``$`` (``r"$x\in\mathbb{R}^d$"``):
+    #: the LaTeX export typesets the math and escapes the prose around it
+    #: (``theory.core.latex.text_with_math``); prose without ``$`` is plain text
     assumptions: tuple[str, ...] = ()
     #: auxiliary symbols used on the right-hand sides, with their definitions
     where: tuple[tuple[sp.Basic, sp.Basic], ...] = ()

@@ -1,4 +1,0 @@
-"""Moved to ``numerics.masking.network`` (this path stays one release, with a DeprecationWarning)."""
-from numerics.core.moved import forward
-
-__getattr__ = forward(__name__, "numerics.masking.network")
