@@ -1,7 +1,7 @@
 """The execution layer's speed (``numerics.core.execution``), in one run, against its own serial
 baseline:
 
-1. a sweep of CPU-bound tasks (a fuzz campaign split into seeded tasks, ``fuzzing.task``) run
+1. a sweep of CPU-bound tasks (a fuzz campaign split into seeded tasks, ``fuzz_cmd.task``) run
    serially in this process and on a 2-worker ``LocalCluster``: the speed-up (target >= 1.8x on
    2 cores), with the results checked equal bit for bit;
    each sweep is repeated (``--repeat``, interleaved) and the best time of each engine kept;
@@ -29,6 +29,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from numerics.app import fuzz_cmd
 from numerics.core import execution, fuzzing, registry
 
 TARGET_SPEEDUP = 1.8
@@ -71,12 +72,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp, serial, cluster:
         _, t_start = _timed(lambda: cluster.client)
         _, t_warm = _timed(cluster.client.run, _warm)
-        fuzzing.task(params[0])  # one task in every process first: lazy imports and compilations
-        cluster.client.run(fuzzing.task, params[0])
+        fuzz_cmd.task(params[0])  # one task in every process first: lazy imports and compilations
+        cluster.client.run(fuzz_cmd.task, params[0])
         sweeps = {"serial": [], "cluster": []}
         for _ in range(args.repeat):  # interleaved, so that both meet the same load; the best of each
             for name, engine in (("serial", serial), ("cluster", cluster)):
-                parts, t = _timed(execution.run, fuzzing.task, params, engine, progress=False)
+                parts, t = _timed(execution.run, fuzz_cmd.task, params, engine, progress=False)
                 sweeps[name].append((t, parts))
         (t_serial, serial_parts), (t_parallel, _) = (min(sweeps[n], key=lambda x: x[0]) for n in ("serial", "cluster"))
         overhead = {}

@@ -37,7 +37,7 @@ def _pytest(project, *args, worker=None):
 
 def test_typed_without_n_uses_every_core_and_says_so(project):
     out = _pytest(project)
-    assert HEADER in out and "workers" in out and "WORKER=gw0" in out
+    assert HEADER in out and "workers" in out and "WORKER=gw" in out  # whichever worker took it
 
 
 def test_n_0_runs_serially(project):

@@ -139,9 +139,11 @@ def _campaign(args):
 def _fuzz(args) -> int:
     from numerics.core import execution, fuzzing
 
+    from . import fuzz_cmd
+
     pack, campaign = _campaign(args)
     try:
-        result = fuzzing.run_tasks(pack.paper.qualify(campaign.id), campaign, args)
+        result = fuzz_cmd.run_tasks(pack.paper.qualify(campaign.id), campaign, args)
     except execution.TasksFailed as exc:
         print(f"maskverify fuzz: {exc}", file=sys.stderr)
         return 1
@@ -192,9 +194,9 @@ known ids are listed).
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from numerics.core import fuzzing, registry
+    from numerics.core import registry
 
-    from . import checkrun, latex_cmd, new_cmd, notes_cmd, report
+    from . import checkrun, fuzz_cmd, latex_cmd, new_cmd, notes_cmd, report
 
     parser = Parser(
         prog="maskverify",
@@ -267,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "wider domain")
     fuzz.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE (atomically)")
     fuzz.add_argument("--no-progress", action="store_true", help="no progress bar")
-    fuzzing.add_task_arguments(fuzz)
+    fuzz_cmd.add_task_arguments(fuzz)
     fuzz.set_defaults(func=_fuzz)
 
     latex_cmd.add_subcommand(sub)

@@ -236,17 +236,6 @@ def run(c: Campaign, examples: int | None = None, seed: int | None = None, deep:
 # A campaign as tasks (numerics.core.execution): seeds x example budgets
 # ---------------------------------------------------------------------------------------
 
-def task(params: dict) -> dict:
-    """One task of a split campaign: ``run`` of the campaign ``params["campaign"]`` (a qualified
-    id) with ``examples``, ``seed``, ``deep`` and ``database`` from ``params``; ``to_json`` of the
-    result.  ``params["task"]``, the task's index, only tells unseeded tasks apart."""
-    from . import registry
-
-    pack, short = registry.split(params["campaign"])
-    return to_json(run(pack.campaign(short), examples=params["examples"], seed=params["seed"],
-                       deep=params["deep"], progress=False, database=params["database"]))
-
-
 def split(campaign: str, examples: int, chunk: int, seed: int | None, deep: bool,
           database: str | None) -> list[dict]:
     """The tasks of a campaign of ``examples`` examples: ceil(examples / chunk) tasks of ``chunk``
@@ -302,37 +291,6 @@ def merge(parts: list[dict]) -> Result:
         res.notes.append(f"{len(parts)} tasks of up to {parts[0]['examples_requested']} examples, {seeds}; "
                          "task i alone: --seed S+i --examples its count")
     return res
-
-
-def add_task_arguments(parser) -> None:
-    """``maskverify fuzz``'s options for a campaign split into tasks: ``--chunk`` and those of
-    ``execution.add_arguments``."""
-    from . import cliargs, execution
-
-    parser.add_argument("--chunk", metavar="N", type=cliargs.count(1), default=None,
-                        help="examples per task (default: the campaign's default count); a campaign of "
-                             "more examples is split into tasks of N, task i with seed S+i")
-    execution.add_arguments(parser, store="results/tasks/fuzz")
-
-
-def run_tasks(campaign_id: str, c: Campaign, args) -> Result:
-    """``maskverify fuzz``: the campaign ``c`` (qualified id ``campaign_id``) as ``split``'s tasks
-    on the engine the options ask for, merged.  One task with no engine option given runs here,
-    as ``run`` (with its per-example progress bar, no store)."""
-    from . import execution
-
-    examples = args.examples or c.examples * (10 if args.deep else 1)
-    database = str(Path(DATABASE_DIR).resolve())
-    params = split(campaign_id, examples, args.chunk or c.examples, args.seed, args.deep, database)
-    if len(params) == 1 and not execution.chosen(args):
-        return run(c, examples=examples, seed=args.seed, deep=args.deep, progress=not args.no_progress)
-    store = execution.Store(args.exec_store)
-    with execution.engine_from_args(args) as engine:
-        # the version covers the runner and the module defining the campaign's evaluation
-        version = f"{execution.module_version(task)}/{execution.module_version(c.evaluate)}"
-        parts = execution.run(task, params, engine, store=store, resume=args.exec_resume, version=version,
-                              desc=f"fuzz {campaign_id}", progress=not args.no_progress)
-    return merge(parts)
 
 
 # ---------------------------------------------------------------------------------------
