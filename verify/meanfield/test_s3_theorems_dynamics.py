@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 import torch
 
 from numerics.core.arrays import DTYPE
@@ -147,3 +148,17 @@ def test_theorem1_at_its_hypotheses(record):
                   f"min eta^t/(2^(-2/3) K*) = {out.eta_ratio:.3g}, min lambda_min(H_t)/floor = {out.lam_ratio:.3g}, "
                   f"(15) min ratio = {out.move_ratio:.3g}; {out.seconds:.0f} s")
     assert out.holds, out
+
+
+@pytest.mark.statement("thm.2")
+@pytest.mark.witness("symbolic")
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="errata (meanfield:E6): (83) prints exp{-2^(-2/3) c^2 lambda_min(Gbar) K_s^2 K} with no t, "
+                          "so at t = 0 it asks L^0 <= L^0 e^(-a) < L^0")
+def test_eq83_as_printed():
+    """(83) as printed at t = 0, L^0 = 1 (E6's counterexample): the right side is e^(-a), a > 0."""
+    c, lam, Ks, K = sp.Integer(2), sp.Integer(1), sp.Integer(1), sp.Rational(1, 10)
+    rhs = sp.exp(-sp.Integer(2) ** sp.Rational(-2, 3) * c**2 * lam * Ks**2 * K)
+    assert float(rhs) == pytest.approx(0.7772, abs=5e-5)
+    assert bool(sp.Integer(1) <= rhs)
+
