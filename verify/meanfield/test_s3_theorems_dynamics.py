@@ -130,7 +130,7 @@ def test_feature_movement_along_flow(c_hat, record):
 @pytest.mark.slow
 @pytest.mark.statement("thm.1")
 @pytest.mark.witness("dynamics")
-def test_theorem1_at_its_hypotheses(record):
+def test_theorem1_at_its_hypotheses(record, one_torch_thread):
     """Theorem 1 as stated, on a random draw (Assumptions 1, 3; no symmetrisation) at the smallest sizes
     its hypotheses allow with the proof's repaired constants (``numerics.meanfield.theorem_sizes``:
     tanh, x = 1, y = 1/2, delta = 0.1, I the minimising interval, c_hat = c_min of (58*), m the
