@@ -123,7 +123,7 @@ THM1 = Statement(
            "C is built from Lemma 2's width, which must grow like n (errata E3)."),
     checked_in=("slow tier: pytest verify/meanfield -m slow -k theorem1_at_its_hypotheses (random draw at sizes meeting "
                 "the hypotheses with the proof's repaired constants: tanh, x = 1 (n = d = 1), delta = 0.1, c_hat = 152, "
-                "m = 3,988,291; sizes from python -m numerics.meanfield.theorem_sizes); more draws: "
+                "m = 3,988,291, about 10 min of one core and 7 GB; sizes from python -m numerics.meanfield.theorem_sizes); more draws: "
                 "python -m numerics.meanfield.theorem_runs thm.1 --seeds 0 1 2"),
 )
 
@@ -138,8 +138,9 @@ THM1_PROOF = Statement(
     where=((K_act, K_STAR),),
     notes="Deterministic given the two initial events: checked along integrated flows whose initial draws satisfy them.",
     provenance=reconstructed("Appendix E, (57)-(61), with Lemma 1's kappa* and Lemma 3's K*"),
-    checked_in=("slow tier: pytest verify/meanfield -m slow -k 'theorem1_repaired or theorem1_at_its_hypotheses' "
-                "(the rate judged at the times where L_t is resolved); campaign: maskverify fuzz meanfield:thm.1.proof"),
+    checked_in=("slow tier: pytest verify/meanfield -m slow -k theorem1_repaired (symmetrised draw, n = 3, d = 5, "
+                "c_hat = 2478; the rate judged at the times where L_t is resolved); campaign: maskverify fuzz "
+                "meanfield:thm.1.proof"),
 )
 
 COR1 = Statement(
