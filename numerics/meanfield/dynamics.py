@@ -226,14 +226,16 @@ def active_fraction(h: torch.Tensor, lo: float, hi: float) -> float:
 
 @dataclass
 class Trajectory:
-    """Recorded states of one run: times (k+1,), pre-activations (k+1, m, n), and the
-    measured agreement of the step-halving check (max |h_N - h_2N| over the recorded times)."""
+    """Recorded states of one run: times (k+1,), pre-activations (k+1, m, n), the measured
+    agreement of the step-halving check (max |h_N - h_2N| over the recorded times) and, per
+    recorded time, that of the loss, |L_N - L_2N| (``integrate``; empty for one ``rk4`` run)."""
 
     times: list[float]
     states: list[torch.Tensor]
     steps: int
     halving_error: float = math.nan
     losses: list[float] = field(default_factory=list)
+    loss_halving: list[float] = field(default_factory=list)
 
 
 def _kink_slopes(act: Activation) -> tuple[float, float] | None:
@@ -405,6 +407,7 @@ def integrate(p: Problem, T: float, *, steps: int = 256, records: int = 64, rtol
         diff = max(float((a - b).abs().max()) for a, b in zip(coarse.states, fine.states))
         scale = 1.0 + max(float(s.abs().max()) for s in fine.states)
         fine.halving_error = diff
+        fine.loss_halving = [abs(a - b) for a, b in zip(coarse.losses, fine.losses)]
         if diff <= rtol * scale:
             return fine
         steps *= 2

@@ -38,7 +38,9 @@ EMB_HELPS = Statement(
     equations=(Equation("helps", _err("quad"), _err("plain"), "<="),),
     assumptions=EXP2,
     notes="Decided at every n of the grid by the mean over seeds of the final test MSE; the paired "
-          "differences plain - quadratic per seed are recorded.")
+          "differences plain - quadratic per seed are recorded.",
+    checked_in="slow tier: pytest verify/meanfield -m slow -k exp2_embedding_helps (Exp. 2 reduced: m = 64, n in {100, 400}, 2 seeds, about 2 minutes)",
+)
 
 LINEAR = Statement(
     id="exp.3.linear-decay", ref="Section 4.3, Fig. 4 (top left): 'consistently across different m, the training "
@@ -51,7 +53,9 @@ LINEAR = Statement(
           "half of the run: a linear rate makes log L_k affine in k, a slowing one (e.g. a power law) makes "
           "the local rate fall.  Supported at a width when the late local rate (last quarter) is at least half "
           "the rate of the third quarter and the affine fit in k has the smaller residual than the affine fit in "
-          "log k; for every m of the grid.")
+          "log k; for every m of the grid.",
+    checked_in="slow tier: pytest verify/meanfield -m slow -k exp3_linear_decay (Exp. 3 reduced: n in {200, 600}, m in {128, 256}, seed 0, about 5 minutes of one core)",
+)
 
 MOVE = Statement(
     id="exp.3.features-move", ref="Section 4.3, Fig. 4 (second row)",
@@ -64,7 +68,9 @@ MOVE = Statement(
     notes="Relative movement ||h^T - h^0||_F / ||h^0||_F over the training and test points (n = 600, mean over "
           "seeds).  Supported when, at the largest m, ours and MF move by at least their initial size and NTK by "
           "less than a tenth of ours, and NTK's movement falls as m grows (the lazy limit); its exponent in m is "
-          "recorded (theory: -1/2).")
+          "recorded (theory: -1/2).",
+    checked_in="slow tier: pytest verify/meanfield -m slow -k exp3_features_move (Exp. 3 reduced: n in {200, 600}, m in {128, 256}, seed 0, about 5 minutes of one core)",
+)
 
 ORDER = Statement(
     id="exp.3.test-error-order", ref="Section 4.3, Fig. 3: 'our model yields the smallest test errors out of all "
@@ -74,7 +80,9 @@ ORDER = Statement(
     equations=(Equation("mf", _err("ours"), _err("MF"), "<="), Equation("ntk", _err("ours"), _err("NTK"), "<=")),
     assumptions=EXP3,
     notes="Decided at the largest m and every n of the grid by the mean over seeds of the final test MSE (the "
-          "classification error is reported beside it).  The text makes no claim on MF against NTK at fixed n.")
+          "classification error is reported beside it).  The text makes no claim on MF against NTK at fixed n.",
+    checked_in="slow tier: pytest verify/meanfield -m slow -k exp3_ours_lowest (Exp. 3 reduced: n in {200, 600}, m in {128, 256}, seed 0, about 5 minutes of one core)",
+)
 
 MF_N = Statement(
     id="exp.3.mf-improves-with-n", ref="Section 4.3: 'as n grows the test error decreases faster under the MF "
@@ -88,7 +96,9 @@ MF_N = Statement(
                         Tex(r"\partial_n\mathrm{err}_{\mathrm{NTK}}(n)"), "<=")),
     assumptions=EXP3,
     notes="At the largest m, mean final test MSE over seeds: 'falls' when it decreases along the n grid for each "
-          "scaling; 'faster' when err(n_min) - err(n_max) is larger for MF than for NTK.")
+          "scaling; 'faster' when err(n_min) - err(n_max) is larger for MF than for NTK.",
+    checked_in="slow tier: pytest verify/meanfield -m slow -k exp3_mf_improves (Exp. 3 reduced: n in {200, 600}, m in {128, 256}, seed 0, about 5 minutes of one core)",
+)
 
 #: eq. (12) for Phi(x) = vec(x x^T) in R^(d^2): G(x, x') = Phi(x)^T Phi(x')/D with D = d^2
 x = sp.IndexedBase("x")

@@ -133,6 +133,10 @@ THM1 = Statement(
     notes=("r = 2^(1/3) K_sigma'^2 K (61) and c_hat_0 from (58); K is Lemma 3's (errata E2), kappa Lemma 1's "
            "(errata E1: with the proof's kappa* the chain needs c_hat_0* = 6 C_2 |y| lambda_1/(K^(3/2) lambda_2)); "
            "C is built from Lemma 2's width, which must grow like n (errata E3)."),
+    checked_in=("slow tier: pytest verify/meanfield -m slow -k theorem1_at_its_hypotheses (random draw at sizes meeting "
+                "the hypotheses with the proof's repaired constants: tanh, x = 1 (n = d = 1), delta = 0.1, c_hat = 152, "
+                "m = 3,988,291, about 10 min of one core and 7 GB; sizes from python -m numerics.meanfield.theorem_sizes); more draws: "
+                "python -m numerics.meanfield.theorem_runs thm.1 --seeds 0 1 2"),
 )
 
 THM1_PROOF = Statement(
@@ -154,6 +158,9 @@ THM1_PROOF = Statement(
                                "lambda_1/(K*^(3/2) lambda_2) times lambda_max/lambda_min", 1),
             Reading("c0-printed", "the same for c_hat >= (58)'s 3 sqrt(2) C_2 ||y||/K*^(3/2) (a smaller c_hat_0)", 2),
         )),
+    checked_in=("slow tier: pytest verify/meanfield -m slow -k theorem1_repaired (symmetrised draw, n = 3, d = 5, "
+                "c_hat = 2478; the rate judged at the times where L_t is resolved); campaign: maskverify fuzz "
+                "meanfield:thm.1.proof"),
 )
 
 COR1 = Statement(
@@ -188,6 +195,11 @@ THM2 = Statement(
     notes=("(82): r = 2^(1/3) K_sigma'^2 K against lambda_min(G) as (21) prints it, K = K(I, Gbar_min/2, 2 Gbar_max) "
            "(Lemma 3's, errata E2); (83) the same against lambda_min(Gbar) >= ... with 2^(-2/3); c_hat_0 from (80) "
            "with K_1 = kappa as printed (errata E1)."),
+    checked_in=("its P-3L instance only (Theorem 3, D_min of Condition 1 from the explicit Hoeffding form (T3.84)): "
+                "python -m numerics.meanfield.theorem_runs thm.3 (tanh, x = 1, n = d = 1, delta = 0.1: D = 190, "
+                "c_hat = 796, m = 102,205,548, about 0.8 GiB per state; not run on this project's CPU machine). "
+                "Every case with n > d needs m >= 4.3e10 (3 points at 120 deg in d = 2) and Exp. 3's data m >= 2.6e16 "
+                "(n = 50): python -m numerics.meanfield.theorem_sizes"),
 )
 
 lam_bar = Tex(r"\lambda_{\min}(\bar G^{(1)})")
@@ -211,6 +223,11 @@ THM3 = Statement(
                  r"$m\ge C_1(1+\hat c^2)\log(n/\delta)$", r"$D\ge C_2n^2\log(n/\delta)/\lambda_{\min}(\bar G^{(1)})^2$"),
     where=((r_rate, K_s**2 * K_act / sp.cbrt(4)),),
     notes="(83): r = 2^(-2/3) K_sigma'^2 K(I, Gbar_min/2, 2 Gbar_max). Theorem 2 with Lemma 4 (D_min(delta, u) = C_4 n^2 u^-2 log(n/delta), u = lambda_min(Gbar^(1))/2).",
+    checked_in=("python -m numerics.meanfield.theorem_runs thm.3: the only size found that meets the hypotheses with the "
+                "proofs' repaired constants and fits a machine, tanh, x = 1 (n = d = 1), delta = 0.1: D = 190 (T3.84), "
+                "c_hat = 796 (80*), m = 102,205,548 (Lemma 2*), about 0.8 GiB per state, hours of CPU (not run here). "
+                "With n > d, the theorem's point, m >= 4.3e10 (3 points at 120 deg in d = 2, tanh) and on Exp. 3's data "
+                "m >= 2.6e16 (n = 50), 2.0e21 (n = 600): beyond any machine (python -m numerics.meanfield.theorem_sizes)"),
 )
 
 LEMMA4 = Statement(

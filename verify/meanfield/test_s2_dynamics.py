@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from numerics.core.arrays import DTYPE
 from numerics.core.tolerance import EPS, Tol
 from numerics.meanfield import dynamics as dy
+from numerics.meanfield import rates
 from numerics.meanfield.kernels import gram_bar, gram_shallow
 from verify.profiles import examples
 
@@ -82,21 +83,19 @@ def _check_along(p, traj, lam_min, K=None):
 @pytest.mark.statement("eq.16")
 @pytest.mark.witness("dynamics")
 def test_eq16_pl_and_rate(record):
-    """leaky ReLU with slope 1/2 (|sigma'| >= 1/2 off 0): L_t <= L_0 exp(-2 c^2 lambda_min K^2 t)."""
+    """leaky ReLU with slope 1/2 (|sigma'| >= 1/2 off 0): L_t <= L_0 exp(-2 c^2 lambda_min K^2 t), judged
+    at the recorded times where L_t is 100 x above its step-halving error (``numerics.meanfield.rates``)."""
     p = _shallow(3, 6, 16, 1.5, "leaky_relu:0.5", seed=2)
-    lam_min, lam_max = p.eig()
-    T = 1.0 / (p.c_hat**2 * lam_min * 0.25)
-    traj = dy.integrate(p, T, records=16, rtol=1e-3, max_steps=2**12)
+    lam_min, _ = p.eig()
+    k = 2 * p.c_hat**2 * lam_min * 0.25
+    traj, got = rates.judge_flow(p, 1.0 / (p.c_hat**2 * lam_min * 0.25), k, records=16, rtol=1e-3, max_steps=2**12)
     _check_along(p, traj, lam_min, K=0.5)
-    worst = 0.0
-    for t, L in zip(traj.times, traj.losses):
-        bound = traj.losses[0] * math.exp(-2 * p.c_hat**2 * lam_min * 0.25 * t)
-        # |dL| <= |r| |df| <= sqrt(2 L) sqrt(n) c L_sigma max|dh|, max|dh| <= 10 x the halving difference
-        err = Tol(rtol=0.0, atol=math.sqrt(2 * L) * 2 * p.c_hat * 10 * traj.halving_error,
-                  why="RK4 step-halving difference (x 10) propagated to L (kinks lower RK4's order)")
-        worst = max(worst, L / bound)
-        assert L <= bound + err.bound(bound), f"t = {t}: L = {L} > {bound} ({err})"
-    record(ratio=worst, detail=f"max L_t / (L_0 e^(-2 c^2 lambda K^2 t)) = {worst:.3g}")
+    if not got.judged:
+        pytest.skip("not checked: no recorded L_t is 100 x above its step-halving error")
+    record(ratio=got.ratio, judged=got.judged,
+           detail=f"max (L_t + tol)/(L_0 e^(-2 c^2 lambda K^2 t)) = {got.ratio:.3g} at {got.judged} resolved times "
+                  f"t <= {got.horizon:.3g}; the flow's rate {got.fastest / k:.3g} x the bound's")
+    assert got.holds, got
 
 
 def _lemma1_slack(p, traj, lo, hi, K):

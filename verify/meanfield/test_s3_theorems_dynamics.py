@@ -7,8 +7,10 @@ L^0 <= |y|^2).  At the c_hat (58) demands (hundreds), a random draw meets L^0 <=
 m ~ n c^2 G_max/|y|^2 (Lemma 2 repaired, ~1e6 here), beyond an integration in a test; so each run
 starts from a symmetrised draw (neurons in pairs with equal h^0 and opposite c_i, so f^0 = 0 and
 L^0 = |y|^2/2), on which both events hold (asserted), sets c_hat to the smallest value the repaired (58) allows, and reports
-the slack of each inequality (slow: at those c_hat the flow is stiff, a minute or more per run): max_t L_t / (L_0 e^{-r c^2 lambda t}) (<= 1: holds), min_t eta^t /
-(2^(-2/3) K*) ((59), >= 1), and min_t of the ratio of the two sides of (15).
+the slack of each inequality (slow: at those c_hat the flow is stiff, a minute or more per run): max_t L_t / (L_0 e^{-r c^2 lambda t})
+over the recorded times where L_t is resolved (``numerics.meanfield.rates``: L_t >= 100 x its step-halving error; <= 1:
+holds; a run with no resolved time is "not checked"), min_t eta^t / (2^(-2/3) K*) ((59), >= 1), and min_t of the ratio
+of the two sides of (15).
 """
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ import math
 
 import numpy as np
 import pytest
+import sympy as sp
 import torch
 
 from numerics.core.arrays import DTYPE
 from numerics.core.compile import compile_expr
 from numerics.meanfield import dynamics as dy
+from numerics.meanfield import rates, theorem_runs
 from numerics.meanfield.kernels import gram_shallow
 from numerics.meanfield.lemmas import K_star
 from theory.meanfield import dynamics as thd
@@ -39,24 +43,29 @@ def _symmetrised(G, y, m, c_hat, seed):
 
 
 def _run(G, y, m, c_hat, seed, rate, K, T_units=3.0):
+    """The symmetrised flow (both initial events asserted), the rate judged where L_t is resolved
+    (``numerics.meanfield.rates.judge_flow``: the horizon 3/rate shrunk until half the records are),
+    min_t eta^t/(2^(-2/3) K*) ((59)) and min_t of (15)'s ratio.  Skips when no time is resolved."""
     p = _symmetrised(G, y, m, c_hat, seed)
     third = (I[1] - I[0]) / 3
     eta0 = dy.active_fraction(p.h0, I[0] + third, I[1] - third)
     L0 = dy.loss(p, p.h0)
     assert eta0 > K and L0 <= float(y @ y), f"initial events fail: eta0 = {eta0}, K* = {K}, L0 = {L0}"
-    T = T_units / rate
-    traj = dy.integrate(p, T, records=32, rtol=1e-7, max_steps=2**15)
+    traj, got = rates.judge_flow(p, T_units / rate, rate, records=32, rtol=1e-7, max_steps=2**15)
+    if not got.judged:
+        pytest.skip(f"not checked: no recorded L_t is 100 x above its step-halving error (rate {rate:.3g})")
     err = 10 * traj.halving_error
-    # t > 0 (the ratio is 1 at t = 0); |dL| <= |r| |df| <= sqrt(2 L0) sqrt(n) c max|dh|, and 10 x the
-    # step-halving difference bounds max|dh|: the loss is lowered by that before it is compared
-    tol = math.sqrt(2 * L0 * len(y)) * c_hat * err
-    ratio = max(max(L - tol, 0.0) / (L0 * math.exp(-rate * t)) for t, L in zip(traj.times[1:], traj.losses[1:]))
     eta = min(dy.active_fraction(h, I[0] + err, I[1] - err) for h in traj.states)
     # (15): (1/m) sum_i |h_i^t - h_i^0| >= |f^t - f^0|/(c L_sigma) at each data point (L_sigma = 1 for tanh)
     f0 = dy.output(p, traj.states[0])
     move = min(float(((h - traj.states[0]).abs().mean(0) * c_hat / ((dy.output(p, h) - f0).abs() + 1e-300)).min())
                for h in traj.states[1:])
-    return ratio, eta / (2 ** (-2 / 3) * K), move
+    return got, eta / (2 ** (-2 / 3) * K), move
+
+
+def _detail(got, rate):
+    return (f"max (L_t + tol)/bound = {got.ratio:.3g} at {got.judged} resolved times t <= {got.horizon:.3g} "
+            f"(the proved rate {rate:.4g}; the flow's {got.fastest:.4g}, {got.fastest / rate:.3g} x faster)")
 
 
 @pytest.mark.slow
@@ -73,10 +82,11 @@ def test_theorem1_repaired_constants_along_flow(n, d, record):
     K = K_star(*I, diag.min(), diag.max())
     c_hat = c_needed(*I, ev[0], ev[-1], K_TANH, float(np.linalg.norm(y)), K)
     r = 2 ** (1 / 3) * K_TANH**2 * K
-    ratio, eta_ratio, _ = _run(G, y, 256, c_hat, 3, r * c_hat**2 * ev[0], K)
-    record(ratio=ratio, detail=f"c_hat = {c_hat:.4g}, r = {r:.4g}: max L_t/bound = {ratio:.3g}, "
-                               f"min eta^t/(2^(-2/3) K*) = {eta_ratio:.3g}")
-    assert ratio <= 1.0 and eta_ratio >= 1.0
+    rate = r * c_hat**2 * ev[0]
+    got, eta_ratio, _ = _run(G, y, 256, c_hat, 3, rate, K)
+    record(ratio=got.ratio, judged=got.judged,
+           detail=f"c_hat = {c_hat:.4g}, r = {r:.4g}: {_detail(got, rate)}; min eta^t/(2^(-2/3) K*) = {eta_ratio:.3g}")
+    assert got.holds and eta_ratio >= 1.0
 
 
 @pytest.mark.slow
@@ -92,9 +102,9 @@ def test_corollary1_linear_rate_on_exp1_like_data(record):
     K = K_star(*I, diag.min(), diag.max())
     c_hat = c_needed(*I, ev[0], ev[-1], K_TANH, float(np.linalg.norm(y)), K)
     rate = 2 ** (1 / 3) * K_TANH**2 * K * c_hat**2 * ev[0]
-    ratio, eta_ratio, move = _run(G, y, 256, c_hat, 1, rate, K)
-    record(ratio=ratio, detail=f"max L_t/bound = {ratio:.3g}, (15) min ratio = {move:.3g}")
-    assert ratio <= 1.0 and eta_ratio >= 1.0
+    got, eta_ratio, move = _run(G, y, 256, c_hat, 1, rate, K)
+    record(ratio=got.ratio, judged=got.judged, detail=f"{_detail(got, rate)}; (15) min ratio = {move:.3g}")
+    assert got.holds and eta_ratio >= 1.0
 
 
 @pytest.mark.statement("eq.15")
@@ -115,3 +125,40 @@ def test_feature_movement_along_flow(c_hat, record):
         assert (lhs >= rhs - 10 * traj.halving_error).all()
         worst = min(worst, float((lhs / rhs.clamp(min=1e-300)).min()))
     record(ratio=worst, detail=f"min (1/m) sum |dh| / (|df|/(c L)) = {worst:.4g}")
+
+
+@pytest.mark.slow
+@pytest.mark.statement("thm.1")
+@pytest.mark.witness("dynamics")
+def test_theorem1_at_its_hypotheses(record, one_torch_thread):
+    """Theorem 1 as stated, on a random draw (Assumptions 1, 3; no symmetrisation) at the smallest sizes
+    its hypotheses allow with the proof's repaired constants (``numerics.meanfield.theorem_sizes``:
+    tanh, x = 1, y = 1/2, delta = 0.1, I the minimising interval, c_hat = c_min of (58*), m the
+    larger of Lemma 2*'s and Lemma 3*'s widths, about 4e6): the initial events, then along the flow
+    the loss bound (resolved times only), (59), lambda_min of the tangent kernel against the proof's
+    floor, and (15) (``numerics.meanfield.theorem_runs``)."""
+    out = theorem_runs.run_theorem1(0)
+    if not out.events_hold:
+        pytest.skip(f"not checked: an initial event failed on this draw (probability <= delta): {out.events}")
+    if not out.judged:
+        pytest.skip("not checked: no recorded L_t is 100 x above its step-halving error")
+    record(ratio=out.ratio, judged=out.judged,
+           detail=f"m = {out.m:,}, c_hat = {out.c_hat:.4g}: max (L_t + tol)/bound = {out.ratio:.3g} at {out.judged} "
+                  f"resolved times t <= {out.horizon:.3g} (the flow {out.fastest_over_k:.3g} x faster than the bound); "
+                  f"min eta^t/(2^(-2/3) K*) = {out.eta_ratio:.3g}, min lambda_min(H_t)/floor = {out.lam_ratio:.3g}, "
+                  f"(15) min ratio = {out.move_ratio:.3g}; {out.seconds:.0f} s")
+    assert out.holds, out
+
+
+@pytest.mark.statement("thm.2")
+@pytest.mark.witness("symbolic")
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="errata (meanfield:E6): (83) prints exp{-2^(-2/3) c^2 lambda_min(Gbar) K_s^2 K} with no t, "
+                          "so at t = 0 it asks L^0 <= L^0 e^(-a) < L^0")
+def test_eq83_as_printed():
+    """(83) as printed at t = 0, L^0 = 1 (E6's counterexample): the right side is e^(-a), a > 0."""
+    c, lam, Ks, K = sp.Integer(2), sp.Integer(1), sp.Integer(1), sp.Rational(1, 10)
+    rhs = sp.exp(-sp.Integer(2) ** sp.Rational(-2, 3) * c**2 * lam * Ks**2 * K)
+    assert float(rhs) == pytest.approx(0.7772, abs=5e-5)
+    assert bool(sp.Integer(1) <= rhs)
+
