@@ -384,7 +384,8 @@ def status_counts(rows: list[Row]) -> dict[str, int]:
 def status_line(rows: list[Row]) -> str:
     """'72 statements: 40 hold, 3 supported, ...' (every status, zeros left out)."""
     c = status_counts(rows)
-    return f"{sum(c.values())} statements: " + ", ".join(f"{n} {s}" for s, n in c.items() if n)
+    total = sum(c.values())
+    return f"{total} statement{'s' * (total != 1)}: " + ", ".join(f"{n} {s}" for s, n in c.items() if n)
 
 
 def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Row]) -> None:
