@@ -22,12 +22,16 @@ from _clone import maskverify as _cli
 from _clone import run as _run
 
 from numerics.core import registry
+
+#: the packs this test writes are named so that no user's pack (a ``maskverify new toy2`` in the
+#: same checkout, as the guide suggests) collides with them: ``new`` refuses an installed id
 ARGS = ["--title", "A toy paper", "--authors", "A. Author, B. Author", "--reference", "arXiv 0000.00000"]
-IN_REPO = {"theory/toy2/__init__.py", "theory/toy2/paper.py", "numerics/toy2/__init__.py", "numerics/toy2/pack.py",
-           "verify/toy2/__init__.py", "verify/toy2/test_latex.py", "verify/toy2/test_s1_mean_symbolic.py",
-           "verify/toy2/test_s1_mean_reference.py", "notes/toy2/errata.toml", "notes/toy2/errata.md",
-           "notes/toy2/latex/lemma_mean.tex", "notes/toy2/latex/formulas.tex"}
-PKG = "maskverify_arc"
+IN_REPO = {"theory/newprobe/__init__.py", "theory/newprobe/paper.py", "numerics/newprobe/__init__.py",
+           "numerics/newprobe/pack.py", "verify/newprobe/__init__.py", "verify/newprobe/test_latex.py",
+           "verify/newprobe/test_s1_mean_symbolic.py", "verify/newprobe/test_s1_mean_reference.py",
+           "notes/newprobe/errata.toml", "notes/newprobe/errata.md", "notes/newprobe/latex/lemma_mean.tex",
+           "notes/newprobe/latex/formulas.tex"}
+PKG = "maskverify_newprobedist"
 DIST = {"pyproject.toml", f"{PKG}/__init__.py", f"{PKG}/paper.py", f"{PKG}/pack.py", f"{PKG}/verify/__init__.py",
         f"{PKG}/verify/test_latex.py", f"{PKG}/verify/test_s1_mean_symbolic.py",
         f"{PKG}/verify/test_s1_mean_reference.py", f"{PKG}/notes/errata.toml", f"{PKG}/notes/errata.md",
@@ -36,22 +40,22 @@ DIST = {"pyproject.toml", f"{PKG}/__init__.py", f"{PKG}/paper.py", f"{PKG}/pack.
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    """A copy of this repository in which ``maskverify new toy2`` ran: (copy, its output, the
+    """A copy of this repository in which ``maskverify new newprobe`` ran: (copy, its output, the
     path on which the pack is 'installed')."""
     copy = copy_of_the_repository(tmp_path_factory.mktemp("clone"))
-    run = _cli(copy, [copy], "new", "toy2", *ARGS)
+    run = _cli(copy, [copy], "new", "newprobe", *ARGS)
     assert run.returncode == 0, run.stderr
-    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_toy2", "toy2 = numerics.toy2.pack:PACK")
+    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_newprobe", "newprobe = numerics.newprobe.pack:PACK")
     return copy, run, [copy, meta]
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
-    """``maskverify new arc --dist DIR``: (DIR, its output, the path on which it is 'installed')."""
-    out = tmp_path_factory.mktemp("dist") / "arc"
-    run = _cli(ROOT, [ROOT], "new", "arc", *ARGS, "--dist", str(out))
+    """``maskverify new newprobedist --dist DIR``: (DIR, its output, the path on which it is 'installed')."""
+    out = tmp_path_factory.mktemp("dist") / "newprobedist"
+    run = _cli(ROOT, [ROOT], "new", "newprobedist", *ARGS, "--dist", str(out))
     assert run.returncode == 0, run.stderr
-    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_arc", f"arc = {PKG}.pack:PACK")
+    meta = installed(tmp_path_factory.mktemp("site"), "maskverify_newprobedist", f"newprobedist = {PKG}.pack:PACK")
     return out, run, [ROOT, meta, out]  # out: what the editable install puts on the path
 
 
@@ -61,32 +65,32 @@ def test_new_writes_the_pack_and_one_line_of_pyproject(repo):
     assert written == IN_REPO and all((copy / rel).is_file() for rel in IN_REPO)
     before, after = (ROOT / "pyproject.toml").read_text().splitlines(), (copy / "pyproject.toml").read_text().splitlines()
     added = [line for line in after if line not in before]
-    assert added == ['toy2 = "numerics.toy2.pack:PACK"'] and len(after) == len(before) + 1
-    assert registry.declared(copy / "pyproject.toml")["toy2"] == "numerics.toy2.pack:PACK"
+    assert added == ['newprobe = "numerics.newprobe.pack:PACK"'] and len(after) == len(before) + 1
+    assert registry.declared(copy / "pyproject.toml")["newprobe"] == "numerics.newprobe.pack:PACK"
     assert "  pip install -e .\n" in run.stdout  # the one command that makes it visible
-    assert not (ROOT / "verify" / "toy2").exists(), "the toy pack must not land in this checkout"
+    assert not (ROOT / "verify" / "newprobe").exists(), "the toy pack must not land in this checkout"
 
 
 def test_before_the_reinstall_the_pack_is_named_with_the_command(repo):
     copy, _, _ = repo
-    run = _cli(copy, [copy], "check", "--paper", "toy2")
-    assert run.returncode == 2 and "unknown paper 'toy2'" in run.stderr and "`pip install -e .`" in run.stderr
+    run = _cli(copy, [copy], "check", "--paper", "newprobe")
+    assert run.returncode == 2 and "unknown paper 'newprobe'" in run.stderr and "`pip install -e .`" in run.stderr
     run = _cli(copy, [copy], "papers")
-    assert run.returncode == 0 and "'toy2' is declared in" in run.stderr
+    assert run.returncode == 0 and "'newprobe' is declared in" in run.stderr
 
 
 def test_the_new_pack_imports_without_installing(repo):
     copy, _, _ = repo
-    run = _run(copy, [copy], "-c", "from numerics.toy2.pack import PACK; "
+    run = _run(copy, [copy], "-c", "from numerics.newprobe.pack import PACK; "
                "print(PACK.id, [s.id for s in PACK.paper.statements], PACK.verify_dir.relative_to(PACK.errata.parents[2]))")
-    assert run.returncode == 0 and run.stdout.split() == ["toy2", "['lemma.mean']", "verify/toy2"], run.stderr
+    assert run.returncode == 0 and run.stdout.split() == ["newprobe", "['lemma.mean']", "verify/newprobe"], run.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("layout", ["in-repository", "distribution"])
 def test_its_witnesses_and_check_pass_as_written(layout, request):
     where, _, path = request.getfixturevalue("repo" if layout == "in-repository" else "dist")
-    pid, tests = ("toy2", "verify/toy2") if layout == "in-repository" else ("arc", f"{PKG}/verify")
+    pid, tests = ("newprobe", "verify/newprobe") if layout == "in-repository" else ("newprobedist", f"{PKG}/verify")
     run = _run(where, path, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0", tests)
     assert run.returncode == 0 and "17 passed" in run.stdout, run.stdout[-2000:]
     run = _cli(where, path, "check", "--paper", pid, "--no-progress", "-n", "1")
@@ -102,13 +106,13 @@ def test_the_distribution_has_only_its_own_files(dist):
     out, run, _ = dist
     assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and "__pycache__" not in p.parts} \
         == DIST
-    assert registry.declared(out / "pyproject.toml") == {"arc": f"{PKG}.pack:PACK"}
+    assert registry.declared(out / "pyproject.toml") == {"newprobedist": f"{PKG}.pack:PACK"}
     assert f"cd {out} && pip install -e ." in run.stdout
 
 
 def test_new_overwrites_nothing(repo):
     copy, _, _ = repo
-    run = _cli(copy, [copy], "new", "toy2", *ARGS)
+    run = _cli(copy, [copy], "new", "newprobe", *ARGS)
     assert run.returncode == 2 and "already declared" in run.stderr
 
 
@@ -118,6 +122,6 @@ def test_the_meta_tests_accept_the_new_pack(repo):
     findings: they pass or say there is nothing to judge."""
     copy, _, path = repo
     run = _run(copy, path, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0", "-rs", "tests/test_layout.py",
-               "tests/test_errata.py", "tests/test_notes_current.py", "-k", "toy2")
+               "tests/test_errata.py", "tests/test_notes_current.py", "-k", "newprobe")
     assert run.returncode == 0, run.stdout[-3000:]
-    assert "failed" not in run.stdout and "toy2 has no strict xfail" in run.stdout
+    assert "failed" not in run.stdout and "newprobe has no strict xfail" in run.stdout
