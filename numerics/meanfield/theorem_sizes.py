@@ -58,8 +58,15 @@ from .dynamics import kappa_proof
 from .kernels import gram_bar, gram_shallow
 from .lemmas import K_star
 
+def _sech2(x: float) -> float:
+    """sech(x)^2 = 4 e^(-2|x|)/(1 + e^(-2|x|))^2: no overflow (1/cosh(x)^2 raises beyond |x| ~ 710),
+    0 where it underflows."""
+    e = math.exp(-2.0 * abs(x))
+    return 4.0 * e / (1.0 + e) ** 2
+
+
 #: K_sigma' = inf over I of |sigma'| (tanh: at the end farthest from 0; relu: 1 on I inside (0, oo))
-K_ON_I = {"tanh": lambda lo, hi: 1.0 / math.cosh(max(abs(lo), abs(hi))) ** 2, "relu": lambda lo, hi: 1.0}
+K_ON_I = {"tanh": lambda lo, hi: _sech2(max(abs(lo), abs(hi))), "relu": lambda lo, hi: 1.0}
 #: the Lipschitz constants L_sigma
 LIPSCHITZ = {"tanh": 1.0, "relu": 1.0}
 #: c_hat_0* lambda_2/lambda_1 of the repaired (58), of (I_l, I_r, lambda_1, lambda_2, K_s, |y|, K)

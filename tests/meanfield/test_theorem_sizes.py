@@ -105,3 +105,23 @@ def test_cli_bad_delta(capsys):
     assert ts.main(["--delta", "2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error:")
+
+
+@pytest.mark.parametrize("x", [0.0, 1e-8, 0.7, 20.0, 700.0, 711.0, 1e4])
+def test_tanh_k_on_i_has_no_overflow(x):
+    """K_sigma' for tanh over I = (-x, x) is sech(x)^2, against mpmath; 1/cosh(x)^2 overflowed at
+    x = 711 (Lemma 1's campaign raised OverflowError at x_scale = 1000 after the sizes module took it)."""
+    import mpmath as mp
+
+    want = float(mp.sech(mp.mpf(x)) ** 2)
+    got = ts.K_ON_I["tanh"](-x, x)
+    assert abs(got - want) <= 4 * 2.0**-52 * want + 2.0**-1074, (x, got, want)
+
+
+def test_lemma1_campaign_skips_where_k_underflows():
+    from numerics.meanfield.campaigns import CAMPAIGNS
+
+    ex = {"act": "tanh", "lo": 0.0, "width": 1.0, "n": 1, "d": 1, "m": 2, "seed": 0, "x_scale": 1000.0,
+          "y_scale": 1.0, "c_hat": 1.0}
+    ratio, detail = CAMPAIGNS["lemma.1.proof"].evaluate(ex)
+    assert ratio is None and "skipped" in detail
