@@ -135,10 +135,16 @@ def sech2(u: torch.Tensor) -> torch.Tensor:
 def pair_angles(X: torch.Tensor, *, chunk: int = 2**22) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For the rows x_a of ``X`` (n, d): their norms (n,), the angles theta_ab (n, n) and the
     supplements pi - theta_ab (n, n), by Kahan's formula (see the module docstring).  A zero row
-    has angle pi/2 to everything (its kernels do not depend on the angle)."""
-    norms = torch.linalg.vector_norm(X, dim=1)
-    safe = torch.where(norms > 0, norms, torch.ones_like(norms))
-    U = X / safe[:, None]
+    has angle pi/2 to everything (its kernels do not depend on the angle).  Each row is scaled by
+    a power of two (exact) before its norm is taken: a row of norm below ~1e-154 has a subnormal
+    squared norm, which lost the angle (the deep profile: rows (6.9e-160, 6.9e-160) and
+    (1.35e-7, 1.35e-7) gave pi - theta = pi - 3.5e-5 for parallel rows)."""
+    _, e = torch.frexp(X.abs().amax(dim=1, keepdim=True))
+    Xs = torch.ldexp(X, -e.to(X.dtype))
+    scaled = torch.linalg.vector_norm(Xs, dim=1)
+    norms = torch.ldexp(scaled, e[:, 0].to(X.dtype))
+    safe = torch.where(scaled > 0, scaled, torch.ones_like(scaled))
+    U = Xs / safe[:, None]
     n, d = X.shape
     theta = torch.empty(n, n, dtype=X.dtype, device=X.device)
     supp = torch.empty_like(theta)
