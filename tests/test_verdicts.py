@@ -247,3 +247,14 @@ def test_the_inventory_knows_the_tiers(inventory):
     tiers = {tier for _st, _wi, tier, _node in inventory}
     assert {"default tier", "slow tier"} <= tiers
     assert all(Path(node.split("::")[0]).parts[0] == "verify" for *_, node in inventory)
+
+
+def test_the_campaign_command_a_reason_names_is_a_command_line():
+    """'not checked in this tier' names ``maskverify fuzz ID``: it must parse as the CLI's own."""
+    from numerics.app import cli
+
+    pack = next(p for p in registry.select(None) if p.campaigns)
+    qid = pack.paper.qualify(pack.campaigns[0].id)
+    (where,) = checkrun.elsewhere([], qid.split("@")[0], {"default tier"}, [qid])
+    argv = where.what.split()[1:]
+    assert argv[0] == "fuzz" and cli.build_parser().parse_args(argv).func is not None

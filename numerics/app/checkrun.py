@@ -259,9 +259,7 @@ def elsewhere(items, statement: str, tier_run: set[str], campaigns=()) -> list:
 
     out = [verdicts.Elsewhere(tier, nodeid) for st, wi, tier, nodeid in items
            if st == statement and wi in verdicts.EVIDENTIAL and tier not in tier_run]
-    pack = statement.split(":")[0]
-    out += [verdicts.Elsewhere("campaign", f"maskverify fuzz --paper {pack} --campaign {c.split(':', 1)[1]}")
-            for c in campaigns]
+    out += [verdicts.Elsewhere("campaign", f"maskverify fuzz {c}") for c in campaigns]
     return out
 
 
