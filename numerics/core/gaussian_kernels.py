@@ -132,6 +132,13 @@ def sech2(u: torch.Tensor) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------- angles
+def _ldexp(x: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """x 2^e, exact, for |e| up to 2 x 1074: torch.ldexp multiplies by 2^e, which overflows (or
+    underflows) beyond |e| = 1023, so the power is applied in two halves."""
+    half = torch.trunc(e / 2)
+    return torch.ldexp(torch.ldexp(x, half), e - half)
+
+
 def pair_angles(X: torch.Tensor, *, chunk: int = 2**22) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For the rows x_a of ``X`` (n, d): their norms (n,), the angles theta_ab (n, n) and the
     supplements pi - theta_ab (n, n), by Kahan's formula (see the module docstring).  A zero row
@@ -140,9 +147,10 @@ def pair_angles(X: torch.Tensor, *, chunk: int = 2**22) -> tuple[torch.Tensor, t
     squared norm, which lost the angle (the deep profile: rows (6.9e-160, 6.9e-160) and
     (1.35e-7, 1.35e-7) gave pi - theta = pi - 3.5e-5 for parallel rows)."""
     _, e = torch.frexp(X.abs().amax(dim=1, keepdim=True))
-    Xs = torch.ldexp(X, -e.to(X.dtype))
+    e = e.to(X.dtype)
+    Xs = _ldexp(X, -e)
     scaled = torch.linalg.vector_norm(Xs, dim=1)
-    norms = torch.ldexp(scaled, e[:, 0].to(X.dtype))
+    norms = _ldexp(scaled, e[:, 0])
     safe = torch.where(scaled > 0, scaled, torch.ones_like(scaled))
     U = Xs / safe[:, None]
     n, d = X.shape

@@ -43,3 +43,17 @@ def test_gram_is_psd_and_cauchy_schwarz(X, log_scale, act, derivative, tilt):
         power = 0 if derivative else 2
         assert np.allclose(G, 10.0 ** (power * log_scale) * base, rtol=HOM_TOL.rtol,
                            atol=HOM_TOL.rtol * scale), f"not homogeneous ({HOM_TOL})"
+
+
+@pytest.mark.statement("eq.23")
+@pytest.mark.witness("fast")
+@pytest.mark.parametrize("scale", [5e-324, 1e-310, 1e-160, 1.0, 1e150, 1e300])
+def test_step_kernels_of_parallel_and_orthogonal_rows_at_every_scale(scale):
+    """Exact values at every float64 scale, subnormal rows included: parallel rows have
+    theta = 0 (relu step 1/2, abs step 1), orthogonal ones pi/2 (relu step 1/4); the rows'
+    norms and angle are taken after an exact power-of-two scaling, so no squared norm under-
+    or overflows (a row of subnormals once became inf, one of norm 1e-160 lost 5 digits)."""
+    par = np.array([[1.0, 1.0], [2.0, 2.0]]) * scale
+    ort = np.array([[1.0, 1.0], [1.0, -1.0]]) * scale
+    assert gram_bar_prime(par, "relu")[0, 1] == 0.5 and gram_bar_prime(par, "abs")[0, 1] == 1.0
+    assert gram_bar_prime(ort, "relu")[0, 1] == 0.25
