@@ -96,3 +96,12 @@ def check_finite_result(name: str, result: torch.Tensor) -> torch.Tensor:
     if torch.isnan(result).any():
         raise FloatingPointError(f"{name} produced NaN for valid input (kernel bug)")
     return result
+
+
+def ldexp_exact(x: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """x 2^e, exact wherever the result is representable, for |e| up to 2 x 1074: torch.ldexp
+    multiplies by 2^e, which overflows (or underflows) beyond |e| = 1023, e.g. when scaling
+    subnormal entries up to [1/2, 1), so the power is applied in two halves."""
+    e = e.to(x.dtype)
+    half = torch.trunc(e / 2)
+    return torch.ldexp(torch.ldexp(x, half), e - half)

@@ -52,7 +52,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .arrays import DTYPE
+from .arrays import DTYPE, ldexp_exact
 
 #: activations with a closed-form dual, and the one evaluated by quadrature
 NAMES = ("relu", "abs", "erf", "tanh", "leaky_relu")
@@ -132,13 +132,6 @@ def sech2(u: torch.Tensor) -> torch.Tensor:
 
 
 # ----------------------------------------------------------------------------- angles
-def _ldexp(x: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
-    """x 2^e, exact, for |e| up to 2 x 1074: torch.ldexp multiplies by 2^e, which overflows (or
-    underflows) beyond |e| = 1023, so the power is applied in two halves."""
-    half = torch.trunc(e / 2)
-    return torch.ldexp(torch.ldexp(x, half), e - half)
-
-
 def pair_angles(X: torch.Tensor, *, chunk: int = 2**22) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For the rows x_a of ``X`` (n, d): their norms (n,), the angles theta_ab (n, n) and the
     supplements pi - theta_ab (n, n), by Kahan's formula (see the module docstring).  A zero row
@@ -148,9 +141,9 @@ def pair_angles(X: torch.Tensor, *, chunk: int = 2**22) -> tuple[torch.Tensor, t
     (1.35e-7, 1.35e-7) gave pi - theta = pi - 3.5e-5 for parallel rows)."""
     _, e = torch.frexp(X.abs().amax(dim=1, keepdim=True))
     e = e.to(X.dtype)
-    Xs = _ldexp(X, -e)
+    Xs = ldexp_exact(X, -e)
     scaled = torch.linalg.vector_norm(Xs, dim=1)
-    norms = _ldexp(scaled, e[:, 0])
+    norms = ldexp_exact(scaled, e[:, 0])
     safe = torch.where(scaled > 0, scaled, torch.ones_like(scaled))
     U = Xs / safe[:, None]
     n, d = X.shape

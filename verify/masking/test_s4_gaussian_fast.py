@@ -460,3 +460,20 @@ BAD = [
 def test_bad_input_raises_naming_the_parameter(sid, call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.statement("lemma.mask_moment1", "lemma.mask_moment2")
+@pytest.mark.witness("property")
+@pytest.mark.parametrize("power", [-1072, -1060, -1022, -600, 0, 600, 1000])  # -1072: 0.25 2^power is exact
+def test_mask_moments_are_invariant_under_power_of_two_scales(power):
+    """E[c 1{c^T u >= 0}] and E[c c^T 1{c^T u >= 0, c^T v >= 0}] depend on the directions of u, v
+    only: u, v scaled by 2^power (exact) give the same floats, subnormal entries included (a u of
+    subnormals once raised: scaling it up by one torch.ldexp overflowed)."""
+    import torch
+
+    u, v = np.array([1.0, 2.0, -0.5]), np.array([2.0, -1.0, 0.25])
+    s = float(torch.ldexp(torch.tensor(1.0, dtype=torch.float64), torch.tensor(power // 2)) *
+              torch.ldexp(torch.tensor(1.0, dtype=torch.float64), torch.tensor(power - power // 2)))
+    for kappa in (0.3, 2.0):
+        assert np.array_equal(cf.mask_moment1(u * s, kappa), cf.mask_moment1(u, kappa))
+        assert np.array_equal(cf.mask_moment2(u * s, v * s, kappa), cf.mask_moment2(u, v, kappa))
