@@ -3,7 +3,9 @@
 ``maskverify privacy [accuracy|attack|dp|all]`` runs the sub-experiment(s) (``experiment``)
 on scikit-learn's digits, or on CIFAR-10 with ``--data DIR``, writes NAME.json, NAME.csv and
 the figures (PNG, PDF) into ``--out`` (``figures``), and prints each claim with its verdict
-and interval.  ``FIGURES`` are the pack's figure producers (``numerics.core.pack.Figure``).
+and interval.  With the execution layer's options (``--workers``, ``--scheduler``, ``--store``)
+the runs are tasks on Dask (``tasks``); ``--resume`` then also skips the tasks stored.
+``FIGURES`` are the pack's figure producers (``numerics.core.pack.Figure``).
 """
 from __future__ import annotations
 

@@ -51,8 +51,9 @@ def run(p: dict, progress=None) -> dict:
 
 
 def _fig4(p: dict, train: data.Images, test: data.Images, progress) -> dict:
-    net = training.train(p["model"], train, p["kappa"], p["seed"], "fig4", training.fig4_recipe(p["model"], p["epochs"]),
-                         device=p["device"], progress=progress).model
+    recipe = training.fig4_recipe(p["model"], p["epochs"])
+    net = training.train(p["model"], train, p["kappa"], p["seed"], "fig4", recipe, device=p["device"],
+                         progress=progress).model
     return dict(test_accuracy=training.accuracy(net, test), train_accuracy=training.accuracy(net, train))
 
 
