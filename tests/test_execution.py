@@ -1,8 +1,9 @@
 """The execution layer (``numerics.core.execution``) against a real Dask cluster: a sweep on a
 2-worker ``LocalCluster`` of processes equals the serial run bit for bit; a scheduler that cannot
-be reached and a bad ``--workers`` are one-line usage errors (exit 2); ``--resume`` skips stored
-tasks.  Slow tier: a worker SIGKILLed in the middle of a task, a client killed and resumed, and two
-workers finding the same counterexample, which the shared example database then holds once."""
+be reached and a bad ``--workers`` are one-line usage errors (exit 2) of every command in
+``COMMANDS``; ``--resume`` skips stored tasks.  Slow tier: a worker SIGKILLed in the middle of a
+task, a client killed and resumed, and two workers finding the same counterexample, which the
+shared example database then holds once."""
 from __future__ import annotations
 
 import json
@@ -52,18 +53,29 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
+#: a short run of each command on the engine (``{tmp}``: the test's folder); its one-line errors are tested alike
+COMMANDS = {"fuzz": ["fuzz", "meanfield:eq.14", "--examples", "2", "--no-progress"],
+            "privacy": ["privacy", "accuracy", "--model", "mlp", "--kappa", "0", "0.5", "1", "--seeds", "2",
+                        "--epochs", "1", "--no-progress", "--out", "{tmp}/out"]}
+
+
+def _command(name: str, tmp_path) -> list[str]:
+    return [a.format(tmp=tmp_path) for a in COMMANDS[name]]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("argv", [
     ["--scheduler", "tcp://127.0.0.1:{port}"],
     ["--scheduler", "no-port-here"],
     ["--workers", "2", "--scheduler", "tcp://127.0.0.1:{port}"],
 ])
-def test_unreachable_scheduler_is_a_one_line_usage_error(argv, capsys, monkeypatch, tmp_path):
+def test_unreachable_scheduler_is_a_one_line_usage_error(command, argv, capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 0.5)
     argv = [a.format(port=_closed_port()) for a in argv]
-    code = main(["fuzz", "meanfield:eq.14", "--examples", "2", "--no-progress", "--store", str(tmp_path), *argv])
+    code = main([*_command(command, tmp_path), "--store", str(tmp_path / "store"), *argv])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("maskverify fuzz: error: ") and ("scheduler" in err or "--workers" in err)
+    assert err.startswith(f"maskverify {command}: error: ") and ("scheduler" in err or "--workers" in err)
 
 
 def test_scheduler_from_the_environment_is_used(capsys, monkeypatch, tmp_path):
@@ -74,10 +86,11 @@ def test_scheduler_from_the_environment_is_used(capsys, monkeypatch, tmp_path):
     assert code == 2 and "cannot reach the Dask scheduler" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("workers", ["-1", "two", "1.5"])
-def test_bad_workers_is_a_one_line_usage_error(workers, capsys):
+def test_bad_workers_is_a_one_line_usage_error(command, workers, capsys, tmp_path):
     with pytest.raises(SystemExit) as exc:
-        main(["fuzz", "meanfield:eq.14", "--workers", workers])
+        main([*_command(command, tmp_path), "--workers", workers])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "--workers" in err
 

@@ -12,5 +12,6 @@ attacks see clean inputs).  Modules:
   and a loss-threshold attack;
 - ``stats``: the tests that decide the claims (paired intervals over seeds, Page's trend test);
 - ``experiment``: the three sub-experiments (accuracy, attack, dp), resumable, and their files;
+- ``tasks``: one run (a model; a target and its shadow) as a task of the execution layer;
 - ``cli``: ``maskverify privacy``.
 """

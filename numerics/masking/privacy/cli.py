@@ -3,13 +3,17 @@
 ``maskverify privacy [accuracy|attack|dp|all]`` runs the sub-experiment(s) (``experiment``)
 on scikit-learn's digits, or on CIFAR-10 with ``--data DIR``, writes NAME.json, NAME.csv and
 the figures (PNG, PDF) into ``--out`` (``figures``), and prints each claim with its verdict
-and interval.  ``FIGURES`` are the pack's figure producers (``numerics.core.pack.Figure``).
+and interval.  With the execution layer's options (``--workers``, ``--scheduler``, ``--store``)
+the runs are tasks on Dask (``tasks``); ``--resume`` then also skips the tasks stored.
+``FIGURES`` are the pack's figure producers (``numerics.core.pack.Figure``).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
+from numerics.core import execution
 from numerics.core.cliargs import UsageError, count, real
 from numerics.core.pack import Figure
 
@@ -28,7 +32,11 @@ EPILOG = (
     "Data: scikit-learn's bundled digits (default, no download) or, with --data DIR, the CIFAR-10 python "
     "batches (data_batch_1..5, test_batch). Defaults on digits are shortened to run in minutes; on CIFAR-10 "
     "they are the authors' (80 epochs for accuracy, 50 for the attacks) with 3 seeds. Interrupted? Run the "
-    "same command with --resume: finished runs are kept in OUT/runs.json.")
+    "same command with --resume: finished runs are kept in OUT/runs.json. With --workers N or --scheduler "
+    "ADDRESS every run (one model for accuracy; a target and its shadow for the attacks, per model, kappa or "
+    "noise multiplier and seed) is a task on Dask, stored in --store as it finishes (--resume also skips "
+    "those); the same numbers serially (--workers 0), on a local cluster or a remote one. Without them the "
+    "runs go one after another in this process, with torch's threads (--threads).")
 
 
 def add_subcommand(sub) -> None:
@@ -56,6 +64,7 @@ def add_subcommand(sub) -> None:
     p.add_argument("--threads", type=count(0), default=0, metavar="N",
                    help="CPU threads for torch (default 0: torch's choice)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    execution.add_arguments(p, store="results/tasks/privacy", resume_flag=None)
     p.set_defaults(func=run)
 
 
@@ -98,15 +107,21 @@ def run(args) -> int:
         raise UsageError(str(err)) from None
     if args.threads:
         torch.set_num_threads(args.threads)
-    for i, cfg in enumerate(configs):
-        try:
-            runs = ex.run(cfg, args.out, resume=args.resume or i > 0, device=device, progress=not args.no_progress)
-        except ValueError as err:
-            raise UsageError(str(err)) from None
-        summary, paths = figures.save(cfg, runs, args.out)
-        print(f"{cfg.experiment} ({cfg.data or 'digits'}, {cfg.seeds} seeds, {cfg.epochs} epochs):")
-        print(describe(summary))
-        print("  wrote " + ", ".join(str(p) for p in paths))
+    engine = execution.engine_from_args(args) if execution.chosen(args) else None
+    with engine or contextlib.nullcontext():
+        for i, cfg in enumerate(configs):
+            try:
+                runs = ex.run(cfg, args.out, resume=args.resume or i > 0, device=device, progress=not args.no_progress,
+                              engine=engine, task_store=execution.Store(args.exec_store), task_resume=args.resume)
+            except ValueError as err:
+                raise UsageError(str(err)) from None
+            except execution.TasksFailed as exc:
+                print(f"maskverify privacy: {exc}", file=sys.stderr)
+                return 1
+            summary, paths = figures.save(cfg, runs, args.out)
+            print(f"{cfg.experiment} ({cfg.data or 'digits'}, {cfg.seeds} seeds, {cfg.epochs} epochs):")
+            print(describe(summary))
+            print("  wrote " + ", ".join(str(p) for p in paths))
     sys.stdout.flush()
     return 0
 

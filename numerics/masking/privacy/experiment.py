@@ -8,10 +8,14 @@
   under the mask (kappas) and once under DP-SGD (noise multipliers, no mask), and the
   privacy-utility comparison at matched accuracy.
 
-Every finished run is stored under a key naming what it is (sub-pipeline, model, kappa or
-noise multiplier, seed, epochs) in ``runs.json`` of the output folder, written atomically
-after each run; ``--resume`` skips the runs already there (so an interrupted experiment
-continues, and ``dp`` reuses ``attack``'s mask runs of the same settings).
+A run (``tasks``) is one (model, kappa or noise multiplier, seed) of a sub-pipeline: a model
+for ``accuracy``, a target and its shadow for the attacks.  Every finished run is stored under a
+key naming what it is (sub-pipeline, model, kappa or noise multiplier, seed, epochs) in
+``runs.json`` of the output folder, written atomically after each run; ``--resume`` skips the
+runs already there (so an interrupted experiment continues, and ``dp`` reuses ``attack``'s mask
+runs of the same settings).  Run as tasks on an execution engine (``--workers``,
+``--scheduler``), each finished run is also recorded at once in the engine's task store, and
+``--resume`` skips the tasks stored there, including those a killed run finished.
 
 Matched accuracy (``matched_gaps``): per seed, the mask's attack metric is interpolated
 linearly, as a function of the target's test accuracy, between the mask's kappas, at each
@@ -29,10 +33,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sst
 
+from numerics.core import execution
 from numerics.core import floors as fl
 from theory.core.io import write_json
 
-from . import attacks, data, stats, training
+from . import stats, tasks
 
 EXPERIMENTS = ("accuracy", "attack", "dp")
 #: the authors' kappa grid of Fig. 4, and the kappas of the published CNN AUCs (Figs. 5-7)
@@ -129,29 +134,6 @@ def key(*parts) -> str:
     return "/".join(f"{p:g}" if isinstance(p, float) else str(p) for p in parts)
 
 
-def _fig4_run(model, kappa, seed, cfg: Settings, split, device, bar) -> dict:
-    train, test = split
-    net = training.train(model, train, kappa, seed, "fig4", training.fig4_recipe(model, cfg.epochs),
-                         device=device, progress=bar).model
-    return dict(test_accuracy=training.accuracy(net, test), train_accuracy=training.accuracy(net, train))
-
-
-def _attack_run(model, kappa, noise, seed, cfg: Settings, parts: data.FourParts, device, bar) -> dict:
-    recipe = training.attack_recipe(cfg.epochs)
-    t = training.train(model, parts.target_train, kappa, seed, "target", recipe, noise_multiplier=noise,
-                       device=device, progress=bar)
-    s = training.train(model, parts.shadow_train, kappa, seed, "shadow", recipe, noise_multiplier=noise,
-                       device=device, progress=bar)
-    post = {name: training.posteriors(net.model, getattr(parts, part))
-            for name, net, part in (("si", s, "shadow_train"), ("so", s, "shadow_test"),
-                                    ("ti", t, "target_train"), ("to", t, "target_test"))}
-    res = attacks.ml_leaks(post["si"], post["so"], post["ti"], post["to"], parts.target_train.y,
-                           parts.target_test.y, seed=seed)
-    return dict(res.as_dict(), accuracy=float((post["to"].argmax(1) == parts.target_test.y).mean()),
-                train_accuracy=float((post["ti"].argmax(1) == parts.target_train.y).mean()),
-                epsilon=t.epsilon, shadow_epsilon=s.epsilon)
-
-
 def plan(cfg: Settings) -> list[tuple]:
     """(key, kind, model, kappa, noise, seed, epochs to train) of every run ``cfg`` needs."""
     out = []
@@ -172,26 +154,33 @@ def data_id(cfg: Settings) -> dict:
     return dict(data=cfg.data or "digits", data_seed=cfg.data_seed)
 
 
-def run(cfg: Settings, out: Path, *, resume: bool = False, device="cpu", progress: bool = True) -> dict:
-    """Run what is not yet in ``out``'s store, then summarise; returns {run key: result}."""
+def run(cfg: Settings, out: Path, *, resume: bool = False, device="cpu", progress: bool = True,
+        engine: execution.Engine | None = None, task_store: execution.Store | None = None,
+        task_resume: bool = False) -> dict:
+    """Run what is not yet in ``out``'s store (``resume``: keep the runs it holds), then summarise;
+    returns {run key: result}.  The runs are ``tasks.run``: here, one after another under a bar
+    counting epochs (torch's threads as set); with ``engine``, as tasks of the execution layer,
+    each also recorded in ``task_store`` as it finishes (``task_resume``: the tasks stored there
+    are taken, not rerun)."""
     from tqdm import tqdm
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out, data_id(cfg), resume)
     todo = [p for p in plan(cfg) if store.get(p[0]) is None]
-    if todo:
-        source = data.load(cfg.data)
-        split = data.train_test(source, cfg.data_seed) if cfg.experiment == "accuracy" else None
-        parts = data.four_parts(source, cfg.data_seed) if cfg.experiment != "accuracy" else None
+    jobs = [tasks.params(kind, model, kappa, noise, seed, cfg.epochs, cfg.data, cfg.data_seed, device)
+            for _, kind, model, kappa, noise, seed, _ in todo]
+    if engine is not None and todo:
+        results = execution.run(tasks.run, jobs, engine, store=task_store, resume=task_resume, progress=progress,
+                                desc=f"privacy {cfg.experiment} (runs)")
+        for p, result in zip(todo, results):
+            store.put(p[0], result)
+    elif todo:
         with tqdm(total=sum(p[-1] for p in todo), unit="epoch", desc=f"privacy {cfg.experiment}",
                   disable=not progress) as bar:
-            for k, kind, model, kappa, noise, seed, _ in todo:
+            for (k, _, model, kappa, noise, seed, _), job in zip(todo, jobs):
                 bar.set_postfix_str(f"{model} {'sigma=%g' % noise if noise else 'kappa=%g' % kappa} seed {seed}")
-                if kind == "fig4":
-                    store.put(k, _fig4_run(model, kappa, seed, cfg, split, device, bar))
-                else:
-                    store.put(k, _attack_run(model, kappa, noise, seed, cfg, parts, device, bar))
+                store.put(k, tasks.run(job, bar))
     return {p[0]: store.get(p[0]) for p in plan(cfg)}
 
 
