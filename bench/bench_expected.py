@@ -8,7 +8,8 @@ m = 100, eta = 0.005) and each W of ``--at`` (W_0 and W after 500 and 2000 steps
 gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` torch threads
 (default 1), it
 
-  (a) times ``--steps`` steps of ``ExpectedGD`` started at that W (``ExpectedGD.from_state``),
+  (a) times ``--steps`` steps of ``ExpectedGD`` started at that W (``ExpectedGD.from_state``; the
+      step with the least CPU time counts),
   (b) harvests that W's ``bvn_cdf`` calls (``workload_bvn.record_pass``) and prints the fraction of
       the pairs on the general path: the rows of the pass's first call (``relative=False``) that
       ``bvn_cdf`` routes there (``bench_bvn.path_split``) plus the refined pairs of the second call,
@@ -16,10 +17,11 @@ gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` 
   (c) times ``bvn_cdf`` on those general rows alone, in their call's mode, and on the whole pass's
       calls, and prints each as a share of the step's time (a) (measured in the same run);
 
-then projects the 2000-step run per kappa from the step times at steps 0, 500 and 2000 (the
-linear interpolation between them; a constant beyond the last measured W), and in total on 1 worker and
-with one task per kappa on ``--workers`` workers (7: Fig. 3(a)'s kappas; the longest task decides,
-each worker on its own core at this speed).  Run ``python bench/bench_expected.py --help``.
+then projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
+process's CPU time, which on one thread is the work even on a shared machine; wall times are
+printed too) by linear interpolation between them (a constant beyond the last measured W), and in
+total on 1 worker and with one task per kappa on ``--workers`` workers (7: Fig. 3(a)'s kappas; the
+longest task decides, each worker on a core of its own at this speed).  Run ``python bench/bench_expected.py --help``.
 """
 from __future__ import annotations
 
@@ -45,16 +47,22 @@ import workload_bvn  # noqa: E402
 RUN_STEPS = training.FIG3A["steps"]
 
 
+def clock():
+    """(wall, CPU) seconds now: on one thread the process's CPU time is the step's work even when
+    other jobs share the cores (its wall time then also counts the waits)."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
 def step_times(W, kappa, steps):
-    """Seconds of each of ``steps`` steps of ``ExpectedGD`` (the default ``Config``'s data and a)
-    at ``kappa`` started from W."""
+    """(wall, CPU) seconds of each of ``steps`` steps of ``ExpectedGD`` (the default ``Config``'s
+    data and a) at ``kappa`` started from W."""
     cfg = replace(training.Config(), kappas=(kappa,))
     run = training.ExpectedGD.from_state(dict(kappas=[kappa], seed=0, step=0, W=[W.clone()], losses=[[0.0]]), cfg)
     out = []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0 = clock()
         run.advance(1)
-        out.append(time.perf_counter() - t0)
+        out.append(clock() - t0)
     return out
 
 
@@ -72,16 +80,17 @@ def general_rows(calls: dict):
 
 
 def bvn_time(main, refined, repeat=1):
-    """Best seconds of ``bvn_cdf`` on the (h, k, rho) rows with ``relative=False`` plus the
-    (h, k, rho, q) rows with q."""
-    best = float("inf")
+    """(wall, CPU) seconds of ``bvn_cdf`` on the (h, k, rho) rows with ``relative=False`` plus the
+    (h, k, rho, q) rows with q, the repeat with the least CPU time."""
+    best = None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         if main[0].numel():
             bvn.bvn_cdf(*main, relative=False)
         if refined[0].numel():
             bvn.bvn_cdf(*refined[:3], q=refined[3])
-        best = min(best, time.perf_counter() - t0)
+        t = clock() - t0
+        best = t if best is None or t[1] < best[1] else best
     return best
 
 
@@ -121,29 +130,31 @@ def main(argv=None):
           f"{torch.get_num_threads()} thread(s); load average {' '.join(load)} at the start", flush=True)
     pb = training.problem(training.Config())
     network.expected_loss_and_grad(pb.W0[0, 0][:10], pb.a[0, 0][:10], pb.X[:10], pb.y[:10], 0.2)  # warm-up
-    hdr = (f"{'set':<10}{'kappa':>6}{'W at':>6}{'s/step':>9}{'general':>9}{'gen s':>8}{'bvn s':>8}"
+    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'general':>9}{'gen CPU':>9}{'bvn CPU':>9}"
            f"{'gen/step':>10}{'bvn/step':>10}")
-    print("\nset: the workload set of W (bench_bvn.py --sets); 'general': the fraction of pairs on bvn_cdf's "
-          "general path, 'gen s' their seconds; 'bvn s': the seconds of every bvn_cdf call of the pass; "
-          "'/step': as a share of one step's seconds (best of --steps)\n")
+    print("\nset: the workload set of W (bench_bvn.py --sets); 'wall s', 'CPU s': one step (the step with the "
+          "least CPU time of --steps); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
+          "their CPU seconds; 'bvn CPU': the CPU seconds of every bvn_cdf call of the pass; '/step': as a share "
+          "of the step's CPU seconds\n")
     print(hdr + "\n" + "-" * len(hdr), flush=True)
     runs = {}
     for kappa in args.kappa:
         Ws, (X, y, a) = workload_bvn.trajectory(kappa, args.at)
         per = {}
         for at, W in Ws.items():
-            t_step = min(step_times(W, kappa, args.steps))
+            wall, cpu = min(step_times(W, kappa, args.steps), key=lambda t: t[1])
             calls = workload_bvn.record_pass(W, a, X, y, kappa)
             main, refined, frac = general_rows(calls)
             everything = (tuple(torch.from_numpy(calls[key][~calls["relative"]]) for key in ("h", "k", "rho")),
                           tuple(torch.from_numpy(calls[key][calls["relative"]]) for key in ("h", "k", "rho", "q")))
-            t_all = bvn_time(*everything, repeat=2)
-            t_gen = bvn_time(main, refined, repeat=2)
-            per[at] = t_step
-            print(f"{workload_bvn.set_name(at, kappa):<10}{kappa:>6g}{at:>6}{t_step:>9.3f}{frac:>9.2%}{t_gen:>8.3f}"
-                  f"{t_all:>8.3f}{t_gen / t_step:>10.1%}{t_all / t_step:>10.1%}", flush=True)
+            t_all = bvn_time(*everything, repeat=2)[1]
+            t_gen = bvn_time(main, refined, repeat=2)[1]
+            per[at] = cpu
+            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{frac:>9.2%}"
+                  f"{t_gen:>9.3f}{t_all:>9.3f}{t_gen / cpu:>10.1%}{t_all / cpu:>10.1%}", flush=True)
         runs[kappa] = project(per)
-    print(f"\nprojected {RUN_STEPS}-step expected dynamics (one thread per run):")
+    print(f"\nprojected {RUN_STEPS}-step expected dynamics from the CPU seconds (one thread per run, on a "
+          "core of its own):")
     for kappa, t in runs.items():
         print(f"  kappa = {kappa:g}: {t / 60:.1f} min")
     serial = sum(runs.values())
