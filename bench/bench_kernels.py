@@ -7,8 +7,9 @@ of ``gram_bar`` at Exp. 3's data, for tanh the polar Gauss-Legendre quadrature
 (``polar_expectation``, ~10^5 integrand evaluations per pair) takes all of it (~14 s for Exp. 1's 40
 inputs).  Amplification evaluates ``correlation_tail(c, d)`` once per width tried in
 ``counts.minimal_width`` (a scalar call each, the same (c, d) every time: the cost is the call's
-validation, not the incomplete beta function) and no Gaussian kernel at all in its training
-(``gd``: products, relu and sigmoid).
+fixed overhead, about half validation and conversion and half the kernel's all-branch evaluation,
+not the incomplete beta function itself) and no Gaussian kernel at all in its training (``gd``:
+products, relu and sigmoid).
 
 Sets (``--sets``), each the arguments of one of the papers' computations:
 
