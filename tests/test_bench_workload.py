@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -95,3 +96,39 @@ def test_projection_and_makespan():
     assert bench_expected.makespan([5, 3, 3, 2], 2) == 7                # LPT: {5, 2}, {3, 3}
     assert bench_expected.makespan([4, 1, 2], 7) == 4                   # one task per worker
     assert bench_expected.makespan([4, 1, 2], 1) == 7
+
+
+def test_kernel_branch_splits_follow_the_kernels():
+    """bench_kernels re-states two kernels' branch rules: on a point of each branch, the kernel's
+    value is that branch's formula bit for bit (so the split counts what the kernel does)."""
+    import bench_kernels
+    from scipy import special as sc
+
+    from numerics.amplification import tail
+    from numerics.core import gaussian_kernels as gk
+
+    theta = torch.tensor([0.3, 2.0, 3.0], dtype=torch.float64)         # direct, sin(e) - e cos(e), series
+    supp = math.pi - theta
+    split = bench_kernels.relu_split(theta, supp)
+    assert list(split.values()) == pytest.approx([1 / 3] * 3, abs=0)
+    J = gk.arccos1(theta, supp)
+    assert J[0] == torch.sin(theta[0]) + supp[0] * torch.cos(theta[0])
+    assert J[1] == torch.sin(supp[1]) - supp[1] * torch.cos(supp[1])
+    assert J[2] == gk._j_series(supp[2:])[0]
+
+    d = np.array([100.0] * 5)
+    c = np.array([20.0, 0.0, 0.5, 3.0, 9.9])          # beyond, c = 0, (1 - I_x)/2, Q_x/2, I_y/2
+    split, negative = bench_kernels.tail_branches(c, d)
+    assert list(split.values()) == [0.2] * 5 and negative == 0.0
+    a, x = (d - 1) / 2, c * c / d
+    value = tail._tail(c, d)
+    assert value[0] == 0.0 and value[1] == 0.5
+    assert value[2] == 0.5 * (1 - sc.betainc(0.5, a[2], x[2]))
+    assert value[3] == 0.5 * sc.betaincc(0.5, a[3], x[3])
+    # the kernel forms y = 1 - x from c^2 exactly, here from the rounded x (two roundings of x ~ 1:
+    # |dy| <= eps); I_y(a, 1/2) ~ y^a for small y has relative condition <= a in y, and each side
+    # carries Boost's own error (tail.BOOST_EPS)
+    eps = np.finfo(float).eps
+    y = 1 - x[4]
+    rel = a[4] * eps / y + 2 * tail.BOOST_EPS * eps
+    assert value[4] == pytest.approx(0.5 * sc.betainc(a[4], 0.5, y), rel=rel)
