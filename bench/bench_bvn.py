@@ -26,10 +26,13 @@ times the ns per ``torch.exp`` element measured in this run; the ns of one scala
 what the previous compiled loop paid per exponential, and that of ``numerics.core.vmath``'s
 SIMD exp and sin, what the compiled loop pays now, are printed beside it).
 
-Workload sets (``w0k0.2``, ``w0k2``, ... any ``w0k<kappa>``): the Phi2 arguments of Fig. 3(a)'s
-exact pass at W_0 of the default ``Config`` (``bench/workload_bvn.py``, harvested in this run
-from the code; 2,475,665 points per kappa, subsampled to ``--n`` by the seed), evaluated in
-that pass's mode (``relative=False``; the accuracy check uses the default relative mode).
+Workload sets (``w<step>k<kappa>``: ``w0k0.2``, ``w500k0.2``, ``w2000k2``, ...; ``fig3a`` stands for
+all of Fig. 3(a)'s kappas > 0 at steps 0, 500 and 2000): the Phi2 arguments of Fig. 3(a)'s exact pass
+at W after ``step`` steps of the default ``Config``'s masked gradient descent (W_0 at step 0;
+``bench/workload_bvn.py``, harvested in this run from the code; ~2.48e6 points per set, subsampled
+to ``--n`` by the seed), evaluated in that pass's mode (``relative=False``; the accuracy check uses
+the default relative mode).  The pass's second call on the refined pairs (|rho| > 0.9, with q;
+~0.03 % of the points at W_0) is evaluated here without q, like the rest.
 
 Beside the compiled fast paths of this tree (vectorised node loops, ``numerics.core.vmath``)
 the same run times the previous compiled twin with one scalar libm exp/sin per node (the
@@ -59,6 +62,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from numerics.core import bvn  # noqa: E402
 import exp_bound  # noqa: E402
+import workload_bvn  # noqa: E402
 
 
 def fuzz(n: int, seed: int) -> np.ndarray:
@@ -113,13 +117,12 @@ SETS = {"fuzz": fuzz, "moderate": moderate}
 LIBM_COMMIT = "77c5f1b"
 
 
-def workload(kappa: float):
-    """The set maker for Fig. 3(a)'s exact pass at W_0 and ``kappa``: (n, 3) points drawn
-    without replacement by ``seed`` (all of them, in call order, when n covers the set)."""
+def workload(step: int, kappa: float):
+    """The set maker for Fig. 3(a)'s exact pass at W after ``step`` masked steps and ``kappa``:
+    (n, 3) points drawn without replacement by ``seed`` (all of them, in call order, when n
+    covers the set)."""
     def make(n: int, seed: int) -> np.ndarray:
-        import workload_bvn
-
-        s = _harvested(kappa, workload_bvn)
+        s = _harvested(step, kappa)
         pts = np.stack([s["h"], s["k"], s["rho"]], axis=1)
         if n >= len(pts):
             return pts
@@ -130,24 +133,52 @@ def workload(kappa: float):
 _HARVESTED = {}
 
 
-def _harvested(kappa, module):
-    if kappa not in _HARVESTED:
-        _HARVESTED[kappa] = module.harvest(kappa)
-    return _HARVESTED[kappa]
+def _harvested(step, kappa):
+    if (step, kappa) not in _HARVESTED:
+        _HARVESTED[step, kappa] = workload_bvn.harvest(kappa, step)
+    return _HARVESTED[step, kappa]
+
+
+def set_names(spec: str) -> list:
+    """The set names of a ``--sets`` value (comma separated; ``fig3a`` expands to
+    ``workload_bvn.FIG3A_SETS``)."""
+    names = []
+    for name in (s for s in spec.split(",") if s):
+        names.extend(workload_bvn.FIG3A_SETS if name == "fig3a" else [name])
+    return names
 
 
 def make_set(name: str):
     """The maker of set ``name`` and the ``relative`` mode its points are evaluated in."""
     if name in SETS:
         return SETS[name], True
-    if name.startswith("w0k"):
-        try:
-            kappa = float(name[3:])
-        except ValueError:
-            kappa = None
-        if kappa is not None and kappa > 0:
-            return workload(kappa), False
-    raise ValueError(f"unknown set {name!r} (fuzz, moderate or w0k<kappa>, kappa > 0)")
+    parsed = workload_bvn.parse_set(name)
+    if parsed is not None:
+        return workload(*parsed), False
+    raise ValueError(f"unknown set {name!r} (fuzz, moderate, fig3a or w<step>k<kappa>, kappa > 0)")
+
+
+#: bvn_cdf's fast paths in the order ``path_split`` reports them
+PATHS = ("fixed GL from 0", "Phi(h)Phi(k)", "Phi(min)", "P(-k<Y<h)", "fixed GL from -1")
+
+
+def path_split(th, tk, tr, relative):
+    """How ``bvn_cdf(th, tk, tr, relative=relative)`` (no q) routes the rows: ({path: fraction}
+    over ``PATHS``, "general" and "|rho|=1 or inf"}, the bool mask of the rows on the general
+    path), or (None, None) where bvn has no fast paths."""
+    if not hasattr(bvn, "_fast_paths"):
+        return None, None
+    fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
+    rt = bvn._fast_p_route(th, tk, tr)
+    masks = rt.quad, rt.n0, rt.n1, rt.nm1, rt.jm1 & ~rt.nm1  # nm1 rows go first
+    done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)}, relative)
+    if done is None:
+        done = torch.zeros_like(fin)
+    split = {name: (m & done).double().mean().item() for name, m in zip(PATHS, masks)}
+    general = fin & ~done
+    split["general"] = general.double().mean().item()
+    split["|rho|=1 or inf"] = (~fin).double().mean().item()
+    return split, general
 
 
 def libm_twin():
@@ -250,8 +281,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="number of inputs per set")
     ap.add_argument("--sets", default="fuzz,moderate,w0k0.2,w0k2",
-                    help="input sets (comma separated): fuzz, moderate, w0k<kappa> (Fig. 3(a)'s "
-                         "exact pass at W_0, see bench/workload_bvn.py)")
+                    help="input sets (comma separated): fuzz, moderate, w<step>k<kappa> (Fig. 3(a)'s "
+                         "exact pass at W after step masked GD steps, W_0 for 0; see "
+                         "bench/workload_bvn.py), fig3a (every kappa > 0 of Fig. 3(a) at steps 0, 500, 2000)")
     ap.add_argument("--seed", type=int, default=0, help="input seed")
     ap.add_argument("--scipy-n", type=int, default=2000, help="subsample for multivariate_normal.cdf")
     ap.add_argument("--ref-n", type=int, default=300, help="subsample checked against mpmath")
@@ -259,7 +291,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=1, help="timing repeats (best of)")
     args = ap.parse_args(argv)
     try:
-        for name in [s for s in args.sets.split(",") if s]:
+        for name in set_names(args.sets):
             make_set(name)
     except ValueError as err:
         ap.error(str(err))
@@ -284,7 +316,7 @@ def main(argv=None):
         print(f"CUDA {torch.cuda.get_device_name()}: torch.exp {ns_gpu:.4f} ns/element (2^24 elements)")
     twin = libm_twin()
     summary = []
-    for name in [s for s in args.sets.split(",") if s]:
+    for name in set_names(args.sets):
         summary.append(run_set(name, args, dev, ns_cpu, ns_gpu, twin))
     print("\nsummary (bvn_cdf vs Owen's T: > 1 is faster; bound: exponentials x ns/exp):")
     for line in summary:
@@ -308,15 +340,9 @@ def run_set(name, args, dev, ns_cpu, ns_gpu, twin=None):
     if twin is not None:
         with compiled_twin(twin):
             cdf(th[:1000], tk[:1000], tr[:1000])
-    if hasattr(bvn, "_fast_paths"):  # fraction of points on each path of bvn_cdf
-        fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
-        rt = bvn._fast_p_route(th, tk, tr)
-        masks = rt.quad, rt.n0, rt.n1, rt.nm1, rt.jm1 & ~rt.nm1  # nm1 rows go first
-        done = bvn._fast_paths(th, tk, tr, fin, {"P": torch.zeros_like(th)}, relative)
-        fr = [(m & done).double().mean().item() for m in masks]
-        print("paths: fixed GL from 0 %.3f, Phi(h)Phi(k) %.3f, Phi(min) %.3f, P(-k<Y<h) %.3f, fixed GL from -1 %.3f, "
-              "general %.3f, |rho|=1 or inf %.3f" % (*fr, (fin & ~done).double().mean().item(),
-                                                   (~fin).double().mean().item()))
+    split, _ = path_split(th, tk, tr, relative)
+    if split is not None:  # fraction of points on each path of bvn_cdf
+        print("paths: " + ", ".join(f"{name} {v:.3f}" for name, v in split.items()))
     with exp_bound.count_exps() as cnt, tensor_fast_paths():
         cdf(th, tk, tr)
     rows = []

@@ -1,0 +1,169 @@
+"""Fig. 3(a)'s expected dynamics timed per kappa at the paper's size (not a test).
+
+The expected dynamics (``numerics.masking.training.ExpectedGD``, what ``maskverify train
+--expected-steps`` runs) take one exact pass (``network.expected_loss_and_grad``) per step and
+kappa; its cost depends on how many neuron pairs take ``bvn_cdf``'s general path, which changes
+along the trajectory.  For every kappa > 0 of Fig. 3(a) (the default ``Config``: n = 500, d = 20,
+m = 100, eta = 0.005) and each W of ``--at`` (W_0 and W after 500 and 2000 steps of seed 0's masked
+gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` torch threads
+(default 1), it
+
+  (a) times ``--steps`` steps of ``ExpectedGD`` started at that W (``ExpectedGD.from_state``; the
+      step with the least CPU time counts),
+  (b) harvests that W's ``bvn_cdf`` calls (``workload_bvn.record_pass``) and prints the fraction of
+      the pairs on the general path: the rows of the pass's first call (``relative=False``) that
+      ``bvn_cdf`` routes there (``bench_bvn.path_split``) plus the refined pairs of the second call,
+      which passes q and so never takes a fast path (``bvn._evaluate_chunk``),
+  (c) times ``bvn_cdf`` on those general rows alone, in their call's mode, and on the whole pass's
+      calls, and prints each as a share of the step's time (a) (measured in the same run);
+
+then projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
+process's CPU time, which on one thread is the work even on a shared machine; wall times are
+printed too) by linear interpolation between them (a constant beyond the last measured W), and in
+total on 1 worker and with one task per kappa on ``--workers`` workers (7: Fig. 3(a)'s kappas; the
+longest task decides, each worker on a core of its own at this speed).  Run ``python bench/bench_expected.py --help``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+from numerics.core import bvn  # noqa: E402
+from numerics.masking import network, training  # noqa: E402
+import bench_bvn  # noqa: E402
+import workload_bvn  # noqa: E402
+
+#: the length of Fig. 3(a)'s run
+RUN_STEPS = training.FIG3A["steps"]
+
+
+def clock():
+    """(wall, CPU) seconds now: on one thread the process's CPU time is the step's work even when
+    other jobs share the cores (its wall time then also counts the waits)."""
+    return np.array([time.perf_counter(), time.process_time()])
+
+
+def step_times(W, kappa, steps):
+    """(wall, CPU) seconds of each of ``steps`` steps of ``ExpectedGD`` (the default ``Config``'s
+    data and a) at ``kappa`` started from W."""
+    cfg = replace(training.Config(), kappas=(kappa,))
+    run = training.ExpectedGD.from_state(dict(kappas=[kappa], seed=0, step=0, W=[W.clone()], losses=[[0.0]]), cfg)
+    out = []
+    for _ in range(steps):
+        t0 = clock()
+        run.advance(1)
+        out.append(clock() - t0)
+    return out
+
+
+def general_rows(calls: dict):
+    """The harvested points of a pass on ``bvn_cdf``'s general path, as the two argument sets of
+    the pass's two kinds of call: (h, k, rho) of the ``relative=False`` rows routed there, and
+    (h, k, rho, q) of the refined rows (q given: no fast path); and the fraction of all pairs."""
+    t = {key: torch.from_numpy(np.ascontiguousarray(calls[key])) for key in ("h", "k", "rho", "q")}
+    first = torch.from_numpy(~calls["relative"])
+    _, general = bench_bvn.path_split(t["h"][first], t["k"][first], t["rho"][first], False)
+    main = tuple(t[key][first][general] for key in ("h", "k", "rho"))
+    refined = tuple(t[key][~first] for key in ("h", "k", "rho", "q"))
+    pairs = int(first.sum())
+    return main, refined, (int(general.sum()) + refined[0].numel()) / pairs
+
+
+def bvn_time(main, refined, repeat=1):
+    """(wall, CPU) seconds of ``bvn_cdf`` on the (h, k, rho) rows with ``relative=False`` plus the
+    (h, k, rho, q) rows with q, the repeat with the least CPU time."""
+    best = None
+    for _ in range(repeat):
+        t0 = clock()
+        if main[0].numel():
+            bvn.bvn_cdf(*main, relative=False)
+        if refined[0].numel():
+            bvn.bvn_cdf(*refined[:3], q=refined[3])
+        t = clock() - t0
+        best = t if best is None or t[1] < best[1] else best
+    return best
+
+
+def project(times: dict, total: int = RUN_STEPS) -> float:
+    """Seconds of ``total`` steps from per-step seconds {step: s}: linear interpolation between
+    the measured steps, constant before the first and after the last."""
+    ks = sorted(times)
+    grid = np.arange(total)
+    return float(np.interp(grid, ks, [times[k] for k in ks]).sum())
+
+
+def makespan(tasks, workers: int) -> float:
+    """The finishing time of ``tasks`` (seconds) on ``workers`` workers, longest first to the
+    least loaded (a single task per worker when there are no more tasks than workers)."""
+    load = [0.0] * max(1, workers)
+    for t in sorted(tasks, reverse=True):
+        load[load.index(min(load))] += t
+    return max(load)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kappa", type=float, nargs="+", default=list(workload_bvn.FIG3A_KAPPAS),
+                    help="kappas (default Fig. 3(a)'s: %s)" % " ".join(f"{k:g}" for k in workload_bvn.FIG3A_KAPPAS))
+    ap.add_argument("--at", type=int, nargs="+", default=list(workload_bvn.FIG3A_STEPS),
+                    help="masked GD steps at which to start the timed steps (default 0 500 2000)")
+    ap.add_argument("--steps", type=int, default=2, help="expected-dynamics steps timed at each W (default 2)")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    ap.add_argument("--workers", type=int, default=7, help="workers of the parallel projection (default 7)")
+    args = ap.parse_args(argv)
+    if min(args.kappa) <= 0 or min(args.at) < 0 or args.steps < 1 or args.threads < 1 or args.workers < 1:
+        ap.error("kappas must be > 0, --at >= 0, --steps, --threads and --workers >= 1")
+    torch.set_num_threads(args.threads)
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    print(f"Fig. 3(a) expected dynamics, n = 500, d = 20, m = 100; torch {torch.__version__}, "
+          f"{torch.get_num_threads()} thread(s); load average {' '.join(load)} at the start", flush=True)
+    pb = training.problem(training.Config())
+    network.expected_loss_and_grad(pb.W0[0, 0][:10], pb.a[0, 0][:10], pb.X[:10], pb.y[:10], 0.2)  # warm-up
+    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'general':>9}{'gen CPU':>9}{'bvn CPU':>9}"
+           f"{'gen/step':>10}{'bvn/step':>10}")
+    print("\nset: the workload set of W (bench_bvn.py --sets); 'wall s', 'CPU s': one step (the step with the "
+          "least CPU time of --steps); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
+          "their CPU seconds; 'bvn CPU': the CPU seconds of every bvn_cdf call of the pass; '/step': as a share "
+          "of the step's CPU seconds\n")
+    print(hdr + "\n" + "-" * len(hdr), flush=True)
+    runs = {}
+    for kappa in args.kappa:
+        Ws, (X, y, a) = workload_bvn.trajectory(kappa, args.at)
+        per = {}
+        for at, W in Ws.items():
+            wall, cpu = min(step_times(W, kappa, args.steps), key=lambda t: t[1])
+            calls = workload_bvn.record_pass(W, a, X, y, kappa)
+            main, refined, frac = general_rows(calls)
+            everything = (tuple(torch.from_numpy(calls[key][~calls["relative"]]) for key in ("h", "k", "rho")),
+                          tuple(torch.from_numpy(calls[key][calls["relative"]]) for key in ("h", "k", "rho", "q")))
+            t_all = bvn_time(*everything, repeat=2)[1]
+            t_gen = bvn_time(main, refined, repeat=2)[1]
+            per[at] = cpu
+            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{frac:>9.2%}"
+                  f"{t_gen:>9.3f}{t_all:>9.3f}{t_gen / cpu:>10.1%}{t_all / cpu:>10.1%}", flush=True)
+        runs[kappa] = project(per)
+    print(f"\nprojected {RUN_STEPS}-step expected dynamics from the CPU seconds (one thread per run, on a "
+          "core of its own):")
+    for kappa, t in runs.items():
+        print(f"  kappa = {kappa:g}: {t / 60:.1f} min")
+    serial = sum(runs.values())
+    parallel = makespan(runs.values(), args.workers)
+    print(f"  all {len(runs)} kappas on 1 worker: {serial / 60:.1f} min; one task per kappa on "
+          f"{args.workers} workers: {parallel / 60:.1f} min")
+    with open("/proc/loadavg") as f:
+        print(f"load average at the end: {' '.join(f.read().split()[:3])}")
+
+
+if __name__ == "__main__":
+    main()
