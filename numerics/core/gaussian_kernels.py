@@ -37,7 +37,10 @@ the angular panels are graded geometrically toward those angles (widths pi/4 2^-
 1/(40 max(a, b))), again 16-point Gauss-Legendre.  Panels are therefore at least about their own
 width away from the nearest singularity, where 16 points give a Bernstein-ellipse error below
 1e-15 relative to the integrand's scale; ``verify`` measures the agreement with an mpmath
-quadrature of the raw definition.
+quadrature of the raw definition.  The angular nodes are formed in double-double and cos(phi),
+cos(phi - theta) taken from them (``_angular_cosines``): a node rounded to float64 moves by up to
+1.1e-16 from where its weight puts it, which beside a kink, where |cos phi| ~ 1/(40 a), is a
+relative error of ~4e-15 a in a cos phi (measured: 139 eps of the entry at a = 1e4 for sech^2).
 
 Inputs are tensors (any broadcastable shapes, float64); ``dual`` returns a tensor.  Bad
 input (NaN, negative scale, theta outside [0, pi], an unknown activation) raises ValueError.
@@ -52,6 +55,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from . import ddarith as dd
 from .arrays import DTYPE, ldexp_exact
 
 #: activations with a closed-form dual, and the one evaluated by quadrature
@@ -257,6 +261,24 @@ def _panels(edges: torch.Tensor, x: torch.Tensor, w: torch.Tensor):
     return nodes.reshape(shape), weights.reshape(shape)
 
 
+def _angular_cosines(edges: torch.Tensor, theta: torch.Tensor, x: torch.Tensor, w: torch.Tensor):
+    """cos(phi), cos(phi - theta) at the Gauss-Legendre nodes phi of the panels between sorted
+    ``edges`` (P, E), and the weights: :func:`_panels` with each node lo + half (x + 1) kept in
+    double-double (nh + nl) and cos(nh + nl) = cos(nh) - sin(nh) nl (the dropped nl^2 cos(nh)/2 is
+    below 1e-32), so that a cosine near its zero keeps its relative accuracy."""
+    lo, hi = edges[..., :-1, None], edges[..., 1:, None]
+    half = (hi - lo) / 2
+    ph, pl = dd.two_prod(half, x + 1)
+    nh, e = dd.two_sum(lo, ph)
+    nl = e + pl
+    dh, e = dd.two_sum(nh, -theta[:, None, None])
+    dl = e + nl
+    shape = edges.shape[:-1] + (-1,)
+    cos_phi = torch.cos(nh) - torch.sin(nh) * nl
+    cos_rel = torch.cos(dh) - torch.sin(dh) * dl
+    return cos_phi.reshape(shape), cos_rel.reshape(shape), (half * w).reshape(shape)
+
+
 def polar_expectation(f: Callable, g: Callable, a, b, theta, *, budget: int = 2**22) -> torch.Tensor:
     """E[f(u) g(v)] by the polar quadrature of the module docstring; f, g map tensors to tensors."""
     a, b, theta = torch.broadcast_tensors(*(torch.as_tensor(t, dtype=DTYPE) for t in (a, b, theta)))
@@ -282,13 +304,13 @@ def polar_expectation(f: Callable, g: Callable, a, b, theta, *, budget: int = 2*
                          (kinks[:, :, None] - offsets).reshape(len(th), -1)], dim=1)
         pts = torch.remainder(pts, 2 * math.pi)
         edges = torch.cat([torch.zeros_like(th)[:, None], pts, torch.full_like(th, 2 * math.pi)[:, None]], dim=1)
-        phi, wphi = _panels(torch.sort(edges, dim=1).values, x, w)           # (P, Nphi)
-        al = aa[:, None] * torch.cos(phi)
-        be = bb[:, None] * torch.cos(phi - th[:, None])
+        cos_phi, cos_rel, wphi = _angular_cosines(torch.sort(edges, dim=1).values, th, x, w)  # (P, Nphi)
+        al = aa[:, None] * cos_phi
+        be = bb[:, None] * cos_rel
         with torch.no_grad():
             inv = torch.stack([1.0 / al.abs(), 1.0 / be.abs()], dim=-1)      # inf where 0
-            scaled = (inv[..., None] * grades).reshape(*phi.shape, -1).clamp(max=_R_MAX)
-        redges = torch.cat([fixed.expand(*phi.shape, -1), scaled], dim=-1)
+            scaled = (inv[..., None] * grades).reshape(*cos_phi.shape, -1).clamp(max=_R_MAX)
+        redges = torch.cat([fixed.expand(*cos_phi.shape, -1), scaled], dim=-1)
         r, wr = _panels(torch.sort(redges, dim=-1).values, x, w)             # (P, Nphi, Nr)
         body = f(al[..., None] * r) * g(be[..., None] * r) * r * torch.exp(-r * r / 2)
         radial = (body * wr).sum(-1)
