@@ -141,12 +141,12 @@ def tanh_entry_arb(xa, xb, *, derivative=False, prec=100):
         def outer(g1, analytic):
             w1 = s(A * g1) * (-g1 * g1 / 2).exp()
             if one_sided_q:
-                return w1 * s(P * g1) * arb(2 * math.pi).sqrt()
+                return w1 * s(P * g1) * (2 * arb.pi()).sqrt()
             inner = acb.integral(lambda g2, an: s(P * g1 + Q * g2) * (-g2 * g2 / 2).exp(), -L, L)
             return w1 * inner
 
         val = acb.integral(outer, -L, L).real / (2 * arb.pi())
-        tail = 4 * (arb(-L * L) / 2).exp() / (arb(2 * math.pi).sqrt() * L)
+        tail = 4 * (arb(-L * L) / 2).exp() / ((2 * arb.pi()).sqrt() * L)
         return val + arb(0, tail.upper())
     finally:
         ctx.prec = old
