@@ -1,6 +1,7 @@
 """eq. (23) and the derivative kernel: the float64 kernels against the raw-definition references
 of ``numerics.meanfield.reference`` at the hard inputs: generic, nearly parallel, antiparallel,
-orthogonal, d = 1, zero rows, norms 1e-3 and 1e3."""
+orthogonal, d = 1, zero rows, norms 1e-3 and 1e3 (tanh: Gauss-Hermite at scales <= 0.8 here;
+the whole range 1e-8 .. 1e4 in ``test_s3_kernels_tanh_range.py``)."""
 from __future__ import annotations
 
 import mpmath as mp
@@ -112,7 +113,8 @@ def test_prime_zero_row_conventions():
 
 #: the Gauss-Hermite check (scales <= 0.8, so tanh's poles lie at distance >= pi/1.6 from the
 #: real axis): its own convergence is measured (200 against 300 nodes) and must be below the
-#: tolerance; its summation rounding is about 1e-15 of the sum of |terms|
+#: tolerance; its summation rounding is about 1e-15 of the sum of |terms|.  Scales 1e-8 .. 1e4:
+#: test_s3_kernels_tanh_range.py (30-digit graded-panel references)
 TANH_TOL = Tol(rtol=1e-13, why="Gauss-Hermite 300^2 at scales <= 0.8: 200-vs-300-node agreement and summation "
                               "rounding ~1e-15 of sum |w f g|")
 
