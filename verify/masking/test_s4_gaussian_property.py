@@ -32,12 +32,23 @@ def close(a, b, scale, tol=ROUND):
     return abs(a - b) <= tol.rtol * scale
 
 
+#: the mpmath reference of each one-dimensional moment (quadrature of the raw definition)
+REFERENCE = {"relu_moment1": ref.relu_moment1, "relu_square_moment": ref.relu_moment1_second}
+
+
 def moment(f, mu, s, degree):
     """A one-dimensional moment f(mu, s) of this degree in s, as an mpmath number (unbounded exponent,
     so that products of them neither underflow nor overflow): f(mu, s) where it is a normal float64,
-    else s^degree f(mu/s, 1), which keeps its digits (a = mu/s rounded: ~a^2 eps < 4e-13 relative)."""
+    else s^degree f(mu/s, 1), which keeps its digits (a = mu/s rounded: ~a^2 eps < 4e-13 relative),
+    else (subnormal at s = 1 as well) its mpmath reference (``REFERENCE``)."""
     v = float(f(mu, s))
-    return mp.mpf(v) if abs(v) >= TINY else mp.mpf(s) ** degree * mp.mpf(float(f(mu / s, 1.0)))
+    if abs(v) >= TINY:
+        return mp.mpf(v)
+    v1 = float(f(mu / s, 1.0))
+    if abs(v1) >= TINY:
+        return mp.mpf(s) ** degree * mp.mpf(v1)
+    # subnormal at s = 1 too (mu/s < -37): the raw definition in mpmath (numerics.core.reference)
+    return REFERENCE[f.__name__](mu, s)
 
 
 # ------------------------------------------------------------ lemma.relu_moment1
@@ -113,6 +124,7 @@ def test_bivariate_symmetry_and_bounds(examples):
     @example(p=(38.5, -38.5, 1.0, 1.0, -1.0))  # at a1 > 38 where rho = -1 confines Y1 to [-a1, a2]; orthant_first
     # -5.4e-323 here (closed_form._INACTIVE, now 39)
     @example(p=(0.0, -3.1e-55, 1.0, 1e-56, 0.0))  # the test's E[z2^2 1] underflowed to 0 (Cauchy-Schwarz at s = 1)
+    @example(p=(40.0, -38.5, 1.0, 1.0, -1.0))  # orthant_first -5.4e-323 (deep profile, 2026-12-02): clamped at 0
     def check(p):
         mu1, mu2, s1, s2, rho = p
         m = float(cf.relu_moment2(mu1, mu2, s1, s2, rho))
@@ -139,16 +151,22 @@ def test_independent_and_comonotone_limits(examples):
     @S.limit(examples)
     @given(S.bivariate_params())
     @example(p=(-7e-150, 0.0, 1e-150, 1.0, 0.0))  # the test's E[z1^2 1] = 4.8e-314 was subnormal (now at s = 1)
+    @example(p=(-38.0, 0.0, 1.0, 1e150, 0.0))  # the factor 7.6e-318 subnormal at s = 1 too (deep profile, 2026-12-02)
     def check(p):
         mu1, mu2, s1, s2, _ = p
         # the one-dimensional moments as ``moment``: E[z^2 1] (degree 2) and the factors of the
         # product may be subnormal where the bivariate moment is not
         prod = float(moment(cf.relu_moment1, mu1, s1, 1) * moment(cf.relu_moment1, mu2, s2, 1))
-        assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + 1e-300, Tol(1e-11, why="tails: each factor 1e-13"))
+        # relu_moment2's promise (closed_form, "Where the scaled kernels' relative promise ends"):
+        # 1e-13 relative, plus one unit of the smallest subnormal scaled by s1 s2 below 2.2e-308
+        unit = float(mp.mpf(s1) * s2 * mp.mpf(2) ** -1074)
+        assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + unit / 1e-11 + 1e-300,
+                     Tol(1e-11, why="tails: each factor 1e-13; below 2.2e-308 one scaled subnormal unit"))
         lam = s2 / s1
         same = float(cf.relu_moment2(mu1, lam * mu1, s1, s2, 1.0))
         sq = float(lam * moment(cf.relu_square_moment, mu1, s1, 2))
-        assert close(same, sq, sq + 1e-300, Tol(1e-11, why="tails: each side accurate to 1e-13"))
+        assert close(same, sq, sq + unit / 1e-11 + 1e-300,
+                     Tol(1e-11, why="tails: each side accurate to 1e-13; below 2.2e-308 one scaled subnormal unit"))
 
     check()
 
