@@ -157,16 +157,17 @@ def test_independent_and_comonotone_limits(examples):
         # the one-dimensional moments as ``moment``: E[z^2 1] (degree 2) and the factors of the
         # product may be subnormal where the bivariate moment is not
         prod = float(moment(cf.relu_moment1, mu1, s1, 1) * moment(cf.relu_moment1, mu2, s2, 1))
-        # relu_moment2's promise (closed_form, "Where the scaled kernels' relative promise ends"):
-        # 1e-13 relative, plus one unit of the smallest subnormal scaled by s1 s2 below 2.2e-308
-        unit = float(mp.mpf(s1) * s2 * mp.mpf(2) ** -1074)
-        assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + unit / 1e-11 + 1e-300,
-                     Tol(1e-11, why="tails: each factor 1e-13; below 2.2e-308 one scaled subnormal unit"))
+        # relu_moment2's promise below the normal range (closed_form, "Where the scaled kernels'
+        # relative promise ends"): an absolute (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 beside 1e-13
+        absolute = float(subnormal_bound("relu_moment2", mu1, mu2, s1, s2))
+        assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + absolute / 1e-11 + 1e-300,
+                     Tol(1e-11, why="tails: each factor 1e-13; the subnormal grid below 2.2e-308"))
         lam = s2 / s1
         same = float(cf.relu_moment2(mu1, lam * mu1, s1, s2, 1.0))
         sq = float(lam * moment(cf.relu_square_moment, mu1, s1, 2))
-        assert close(same, sq, sq + unit / 1e-11 + 1e-300,
-                     Tol(1e-11, why="tails: each side accurate to 1e-13; below 2.2e-308 one scaled subnormal unit"))
+        absolute = float(subnormal_bound("relu_moment2", mu1, lam * mu1, s1, s2))
+        assert close(same, sq, sq + absolute / 1e-11 + 1e-300,
+                     Tol(1e-11, why="tails: each side accurate to 1e-13; the subnormal grid below 2.2e-308"))
 
     check()
 
@@ -198,6 +199,16 @@ SUBNORMAL_SIDES = [
     ("relu_moment2", -37e100, -37e100, 1e100, 1e100, 0.5, False),  # M rounds to 0: 0 for 2.1e-203
     ("orthant_first", -26.8e10, -26.8e10, 1e10, 1e10, 0.0, False),  # N1 = 9.7e-318: 6.2e-8 relative
 ]
+
+
+def subnormal_bound(name, mu1, mu2, s1, s2):
+    """The absolute term of the scaled kernels' promise everywhere below the normal range (closed_form's
+    module docstring): each subnormal intermediate is off by at most half a unit of the subnormal grid
+    times its coefficient, a product of 1, |mu_i|, s_i -- (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 for
+    relu_moment2, (1 + |mu1| + s1) 2^-1074 for orthant_first (an mpmath number: no over/underflow)."""
+    c1 = 1 + abs(mp.mpf(mu1)) + s1
+    c2 = 1 + abs(mp.mpf(mu2)) + s2 if name == "relu_moment2" else 1
+    return c1 * c2 * mp.mpf(2) ** -1074
 
 
 def _subnormal_contract(name, mu1, mu2, s1, s2, rho):
@@ -238,6 +249,30 @@ def test_relu_moment2_subnormal_contract_property(a1, a2, rho, log_s1, log_s2):
     s1, s2 = 10.0**log_s1, 10.0**log_s2
     err, bound, _, got, exact = _subnormal_contract("relu_moment2", a1 * s1, a2 * s2, s1, s2, rho)
     assert err <= bound, f"error {err:.3g} > contract {bound:.3g} (got {got!r}, exact {exact!r})"
+
+
+@pytest.mark.slow  # ~0.5 s of mpmath per example
+@pytest.mark.statement("lemma.relu_moment2")
+@settings(max_examples=budget(20))
+@given(name=st.sampled_from(["relu_moment2", "orthant_first"]), a1=st.floats(-2.0, 300.0),
+       a2=st.floats(-60.0, -36.5), rho=st.floats(-1.0, 1.0), log_s1=st.floats(-3.0, 3.0),
+       log_s2=st.floats(-3.0, 3.0))
+@example(name="orthant_first", a1=40.0, a2=-38.5, rho=-1.0, log_s1=0.0, log_s2=0.0)  # was -5.4e-323
+@example(name="relu_moment2", a1=258.0, a2=-37.8, rho=-1.0, log_s1=math.log10(678.0),
+         log_s2=math.log10(0.00114))  # 3.4e4 units of the one-unit form
+def test_scaled_moments_below_the_normal_range(name, a1, a2, rho, log_s1, log_s2):
+    """Where the value is below 2.2e-308 (the other constraint in its deep tail), the Stein branch
+    (a1 > 39) included and scales on both sides of 1: |E - exact| <= 1e-13 |exact| +
+    ``subnormal_bound`` against the mpmath reference, and orthant_first >= 0."""
+    s1, s2 = 10.0**log_s1, 10.0**log_s2
+    mu1, mu2 = a1 * s1, a2 * s2
+    got = float(getattr(cf, name)(mu1, mu2, s1, s2, rho))
+    exact = getattr(ref, name)(mu1, mu2, s1, s2, rho, dps=20)
+    err = abs(mp.mpf(got) - exact)
+    bound = mp.mpf(1e-13) * abs(exact) + subnormal_bound(name, mu1, mu2, s1, s2)
+    target(float(err / bound), label="error / bound")
+    assert err <= bound, f"{name}: error {float(err):.3g} > {float(bound):.3g} (got {got!r}, exact {float(exact)!r})"
+    assert name != "orthant_first" or got >= 0.0
 
 
 # ------------------------------------------------------------ lemma.mask_moment1
