@@ -12,10 +12,10 @@ For (Y1, Y2) standard bivariate normal with correlation rho:
 Where the code lives
 --------------------
 This module holds the public functions, the routing of each row, and the thresholds of that
-routing as module-level data (``_FP_*`` for the fast paths of ``bvn_cdf``; ``_FAST_P``,
-``_COMPILED`` and ``_MASKED`` choose the formulation; ``_CHUNK``, ``_ARG_CLAMP``), together
-with the exact values at rho = +-1, at infinite arguments and beyond the argument clamp.
-The rows are computed by
+routing as module-level data (``_FP_*`` for the fast paths of ``bvn_cdf``; ``_FAST_P``
+switches them on, ``_COMPILED`` and ``_MASKED`` choose their formulation; ``_CHUNK``,
+``_ARG_CLAMP``), together with the exact values at rho = +-1, at infinite arguments and
+beyond the argument clamp.  The rows are computed by
 
 * ``numerics.core.bvn_rules``: the fixed rules of the fast paths (Gauss-Legendre in theta
   or in s = atanh r from rho = 0, the rule from rho = -1) and the node tables of every rule;
@@ -40,8 +40,8 @@ rho < 0 only where Phi(h)Phi(k) <= 2 Phi2, unless ``relative=False``): 24 nodes 
 for |rho| <= 0.9; beyond, 32 (|rho| <= 0.99) or 48 nodes in s = atanh(r).  Rows with
 rho < 0 whose peak kappa = K/H (|H| >= |K|) lies outside [-1, rho] with an exponent excess
 E(rho) - H^2/2 >= 2 (any max(|h|, |k|) <= 1e3) are integrated from rho = -1 instead,
-P(-k <= Y <= h) plus a positive integral (``_fast_p_m1``).  Everything else takes the
-general path, unchanged (``_FAST_P = False`` switches the fast paths off).
+P(-k <= Y <= h) plus a positive integral (``bvn_rules._fast_p_m1``).  Everything else takes
+the general path, unchanged (``_FAST_P = False`` switches the fast paths off).
 
 References: R. L. Plackett (1954), Biometrika 41, 351-360; Z. Drezner & G. O.
 Wesolowsky (1990), J. Statist. Comput. Simul. 35, 101-107; A. Genz (2004), Statistics
@@ -324,7 +324,8 @@ def _fast_paths_masked(a1, a2, rho, interior, res, relative=True):
     vm = nm.interval_prob(-a2, a1, masked=True)
     okm = interior & ~first & nm1 & (lb1 <= torch.log(vm) - _FP_NEGL)
     dj = interior & ~first & ~okm & jm1
-    v = torch.where(first, v, torch.where(okm, vm, _fast_p_m1(a1, a2, rho, _FP_JN, _FP_JL, masked=True)))
+    vj = _fast_p_m1(a1, a2, rho, _FP_JN, _FP_JL, masked=True)
+    v = torch.where(first, v, torch.where(okm, vm, vj))
     done = first | okm | dj
     res["P"] = torch.where(done, v, res["P"])
     return done
