@@ -456,6 +456,21 @@ def test_precomputed_rules_match_their_builders():
         assert [float.fromhex(v) for v in ws] == [float(v) for v in w], (kind, n)
 
 
+def test_install_rules_seeds_the_cache_with_the_stored_rules(monkeypatch):
+    """``bvn_rules._install_rules`` (run at import) puts every rule of ``_RULES_HEX`` into
+    ``normal``'s rule cache as float64 arrays equal to the stored hex: what the kernels read
+    instead of building the rules in mpmath.  Called here into an empty cache, so that the
+    check sees this call and not the one at import."""
+    monkeypatch.setattr(nm, "_RULE_CACHE", {})
+    bvn_rules._install_rules()
+    assert set(nm._RULE_CACHE) == set(bvn_rules._RULES_HEX)
+    for key, (xs, ws) in bvn_rules._RULES_HEX.items():
+        x, w = nm._RULE_CACHE[key]
+        assert x.dtype == w.dtype == np.float64, key
+        assert x.tolist() == [float.fromhex(v) for v in xs], key
+        assert w.tolist() == [float.fromhex(v) for v in ws], key
+
+
 # ------------------------------------------------------------------- fast paths (P)
 def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     """Fuzzed points that ``bvn_cdf`` serves by its fast paths (``bvn._fast_paths``):
