@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import torch
 
-from numerics.core import bvn
+from numerics.core import bvn, bvn_rules
 from numerics.core import normal as nm
 
 import _mp_bvn as ref  # tests/ is on sys.path (no package __init__)
@@ -446,14 +446,29 @@ def test_cuda_matches_cpu_and_reference():
 
 
 def test_precomputed_rules_match_their_builders():
-    """The rule table stored in ``bvn`` (no mpmath at run time) equals what the mpmath
+    """The rule table stored in ``bvn_rules`` (no mpmath at run time) equals what the mpmath
     builders produce, bit for bit."""
-    builders = {"legendre": nm._legendre_mp, "half_hermite": bvn._half_hermite_mp,
-                "laguerre": bvn._laguerre_mp}
-    for (kind, n), (xs, ws) in bvn._RULES_HEX.items():
+    builders = {"legendre": nm._legendre_mp, "half_hermite": bvn_rules._half_hermite_mp,
+                "laguerre": bvn_rules._laguerre_mp}
+    for (kind, n), (xs, ws) in bvn_rules._RULES_HEX.items():
         x, w = builders[kind](n)
         assert [float.fromhex(v) for v in xs] == [float(v) for v in x], (kind, n)
         assert [float.fromhex(v) for v in ws] == [float(v) for v in w], (kind, n)
+
+
+def test_install_rules_seeds_the_cache_with_the_stored_rules(monkeypatch):
+    """``bvn_rules._install_rules`` (run at import) puts every rule of ``_RULES_HEX`` into
+    ``normal``'s rule cache as float64 arrays equal to the stored hex: what the kernels read
+    instead of building the rules in mpmath.  Called here into an empty cache, so that the
+    check sees this call and not the one at import."""
+    monkeypatch.setattr(nm, "_RULE_CACHE", {})
+    bvn_rules._install_rules()
+    assert set(nm._RULE_CACHE) == set(bvn_rules._RULES_HEX)
+    for key, (xs, ws) in bvn_rules._RULES_HEX.items():
+        x, w = nm._RULE_CACHE[key]
+        assert x.dtype == w.dtype == np.float64, key
+        assert x.tolist() == [float.fromhex(v) for v in xs], key
+        assert w.tolist() == [float.fromhex(v) for v in ws], key
 
 
 # ------------------------------------------------------------------- fast paths (P)
@@ -462,7 +477,7 @@ def _fast_path_points(seed=7, per_tier=60, n_boundary=90):
     ``per_tier`` from each of Phi(h)Phi(k), Phi(min(h, k)), P(-k <= Y <= h), the
     Gauss-Legendre rules from 0 in theta (|rho| <= _FP_RHO; its 16- and 24-node tiers) and
     in s = atanh(r) (beyond)
-    and the rule from rho = -1 (``bvn._fast_p_m1``), plus
+    and the rule from rho = -1 (``bvn_rules._fast_p_m1``), plus
     ``n_boundary`` quadrature points at the edges of their regions (|rho| near _FP_RHO and
     the s-rule's tier bounds _FP_RHO_S, max(|h|, |k|) near _FP_HMAX, the exponent range
     near _FP_DF, Phi(h)Phi(k)/Phi2 near _FP_CANCEL for rho < 0; for the rule from -1, its

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 import sympy as sp
 
-from theory.core.derivation import Steps
+from theory.core.derivation import Steps, basis_name, plain_name, short
 from theory.core.latex import (MASTER, OTHER_SECTION, RELATION_BREAK, STEP_WIDTH, export, export_all, fragment,
                                fragment_name, latex_expr, ordered_sections, statement_fragment, step_display,
                                text_with_math, visible_width)
@@ -136,6 +136,28 @@ def test_a_step_is_typeset_as_lhs_equals_rhs_and_a_failing_one_is_marked():
     assert texts[(("step", "planted0", 1), "rhs")] == r"\mu^{2} + s^{2}"
     round_trip(texts[(("step", "planted0", 0), "lhs")], (mu + s) ** 2)
 
+
+
+def test_captions_and_claims_are_prose_with_math_and_quote_sympy_names_plainly():
+    """A step's caption and a derivation's claim are LaTeX prose with inline math, as assumptions
+    are: the math between ``$`` typesets, the prose is escaped.  SymPy expressions quoted in them
+    (``short``, ``basis_name``) spell LaTeX-named symbols as plain text, so no backslash of a
+    symbol's name reaches the fragment as ``\textbackslash{}``."""
+    assert [plain_name(n) for n in (r"\hat{u}", r"\tilde\sigma", r"\mathbf{1}", r"\langle c, u\rangle",
+                                    r"\|u\|", r"\varepsilon_1", r"\delta_{\mathrm{acc}}")] == [
+        "u_hat", "sigma_tilde", "1", "<c, u>", "||u||", "varepsilon_1", "delta_acc"]
+    mu = sp.Symbol("mu", positive=True)
+    uhat, one = sp.MatrixSymbol(r"\hat{u}", 3, 1), sp.MatrixSymbol(r"\mathbf{1}", 3, 1)
+
+    def derivation():
+        S = Steps()
+        S.equal(f"the coefficient of {basis_name((uhat, one.T))} where $a<b$", mu, mu)
+        return S.done("lemma.relu_moment1", "planted0", f"E[x] = {short(uhat + one)} for $x^2>0$")
+
+    text = fragment(_steps_paper(derivation), "lemma.relu_moment1")
+    assert r"\textbackslash" not in text
+    assert r"\item the coefficient of u\_hat*\allowbreak{}1.T where $a<b$." in text
+    assert r"E[x] = u\_hat + 1 for $x^2>0$" in text
 
 def test_a_long_step_breaks_over_lines_and_a_too_wide_one_is_not_typeset():
     x = sp.symbols("x_1:40", real=True)

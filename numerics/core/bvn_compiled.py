@@ -10,9 +10,9 @@ in parallel over the rows (threads of a pool, the loop releasing the GIL):
 * the routing bounds of ``_fast_p_route`` (the exponent's range over [0, rho], the
   negligible-integral tests against e^-39 of the base, the rule from rho = -1);
 * Phi(h)Phi(k) + (1/2pi) int_0^{asin rho} exp(-E) dtheta by one Gauss-Legendre rule in theta
-  (16 or 24 nodes) or in s = atanh r (32 or 48 nodes), ``bvn._fast_p_rule``;
+  (16 or 24 nodes) or in s = atanh r (32 or 48 nodes), ``bvn_rules._fast_p_rule``;
 * P(-k <= Y <= h) + the positive integral from rho = -1 in D = sqrt(2 (E - H^2/2)),
-  ``bvn._fast_p_m1``, its exponent excess F(rho) in double-double (the error-free
+  ``bvn_rules._fast_p_m1``, its exponent excess F(rho) in double-double (the error-free
   transformations of ``numerics.core.ddarith``, on floats);
 * Phi(x) = erfcx(-x/sqrt 2) exp(-x^2/2)/2 (x < 0), 1 - erfc(x/sqrt 2)/2 (x >= 0), with scipy's
   erfcx (``scipy.special.cython_special``) and exp(-x^2/2) from a split x, as
@@ -202,7 +202,7 @@ def _log_cdf_lower(x):
 @numba.njit(cache=_CACHE, error_model="numpy")
 def _rule(H, K, rho, x, w, in_s, clamp, buf):
     """(1/2pi) int_0^{asin rho} exp(-E) dtheta by the Gauss-Legendre rule (x, w), in theta or
-    (``in_s``) in s = atanh r (``bvn._fast_p_rule``; |H| >= |K|)."""
+    (``in_s``) in s = atanh r (``bvn_rules._fast_p_rule``; |H| >= |K|)."""
     n = x.shape[0]
     if in_s:
         half = 0.5 * math.atanh(rho)
@@ -225,7 +225,7 @@ def _rule(H, K, rho, x, w, in_s, clamp, buf):
 
 @numba.njit(cache=_CACHE, error_model="numpy")
 def _rule_m1(h, k, H, K, rho, x, w, xs, ws, jl, clamp, buf):
-    """Phi2 for rho < 0 from rho = -1 (``bvn._fast_p_m1``; |H| >= |K|)."""
+    """Phi2 for rho < 0 from rho = -1 (``bvn_rules._fast_p_m1``; |H| >= |K|)."""
     p, q = abs(H + K), abs(H - K)
     one = 1.0
     omr, omr_e = _two_sum(one, -rho)

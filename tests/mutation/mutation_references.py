@@ -38,12 +38,13 @@ DPS, DIGITS = 40, 25
 QUANTITIES = ("P", "N1", "M", "M11")
 
 # --------------------------------------------------------------------------- bivariate points
-# (h, k, rho): every region of bvn.py's module docstring: the fast paths of bvn_cdf (fixed rule,
-# Phi(h)Phi(k), Phi(min), P(-k <= Y <= h)), the general path's Gauss-Hermite and Gauss-Laguerre
-# pieces, its panels in w and linear in v, both modes, rho < 0 from -1 and rho >= 0 from 0,
-# |a1| < |a2| and >, H = 0, arguments below 1e-16 (N1's far tail) and near 1e-300, the deep
-# lower tail down to ~1e-300, |rho| -> 1 and the exact limits rho = +-1.  (Arguments beyond
-# 1e100 are checked in test_kills_bvn.py against the exact limit laws, cheaper than quadrature.)
+# (h, k, rho): every region of the module docstrings of bvn.py, bvn_rules.py and bvn_general.py:
+# the fast paths of bvn_cdf (fixed rule, Phi(h)Phi(k), Phi(min), P(-k <= Y <= h)), the general
+# path's Gauss-Hermite and Gauss-Laguerre pieces, its panels in w and linear in v, both modes,
+# rho < 0 from -1 and rho >= 0 from 0, |a1| < |a2| and >, H = 0, arguments below 1e-16 (N1's far
+# tail) and near 1e-300, the deep lower tail down to ~1e-300, |rho| -> 1 and the exact limits
+# rho = +-1.  (Arguments beyond 1e100 are checked in test_kills_bvn.py against the exact limit
+# laws, cheaper than quadrature.)
 POINTS = [
     # curated (tests/test_bvn_kernels.py's tail and near-degenerate cases)
     (-8.0, -8.0, 0.5), (0.0, 0.0, 0.3), (1.5, -0.7, -0.6), (-37.0, -37.0, 0.99),

@@ -1,12 +1,14 @@
-"""Fast witnesses of ``numerics.core.bvn`` written to kill its mutants (bench/mutation.py,
-notes/mutation.md), through the public API only (bvn_cdf, orthant_m1, orthant_m2, orthant_m11,
-orthant_moments), so that they hold for any implementation of the same contract.
+"""Fast witnesses of ``numerics.core.bvn`` and the two modules it routes to (``bvn_rules``,
+``bvn_general``) written to kill their mutants (bench/mutation.py, notes/mutation.md), through
+the public API only (bvn_cdf, orthant_m1, orthant_m2, orthant_m11, orthant_moments), so that
+they hold for any implementation of the same contract.
 
 References, never the kernels' own formulas:
 - ``reference_bvn.json``: the raw-definition mpmath quadrature of ``tests/_mp_bvn.py`` at 40
   digits (one-dimensional integral of the conditional law of Y2 given Y1; no Plackett identity),
-  at points chosen to reach every path of bvn.py (see ``mutation_references.POINTS``); written
-  by ``python tests/mutation/mutation_references.py``, checked by ``test_table_is_current``;
+  at points chosen to reach every path of bvn.py, bvn_rules.py and bvn_general.py (see
+  ``mutation_references.POINTS``); written by ``python tests/mutation/mutation_references.py``,
+  checked by ``test_table_is_current``;
 - closed forms at the boundary, evaluated in mpmath: Phi2(h, +inf) = Phi(h), Phi2(0, 0; rho) =
   1/4 + asin(rho)/(2 pi) (Sheppard), N1(a, +inf) = g1(a) = a Phi(a) + phi(a), M11(a, +inf) =
   g2(a) = (a^2 + 1) Phi(a) + a phi(a).

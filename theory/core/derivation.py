@@ -27,11 +27,13 @@ integrals, matrix-coefficient comparison) are shared by every pack's derivations
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
+from sympy.printing.str import StrPrinter
 
 from .functions import Phi, Phi2, to_elementary
 from .statement import Indicator
@@ -324,8 +326,43 @@ def zero_rho(expr):
                         lambda e: Phi(e.args[0]) * Phi(e.args[1]))
 
 
+#: LaTeX in a symbol's name -> its plain-text spelling, applied in order (see :func:`plain_name`)
+_PLAIN_NAME = (
+    (re.compile(r"\\(hat|tilde|bar)\s*\{?\s*\\?([A-Za-z]+|\w)\s*\}?"), r"\2_\1"),  # \hat{u} -> u_hat
+    (re.compile(r"\\math(?:bf|bb|rm|cal)\s*\{([^{}]*)\}"), r"\1"),     # \mathbf{1} -> 1
+    (re.compile(r"\\langle\s*"), "<"), (re.compile(r"\s*\\rangle"), ">"),
+    (re.compile(r"\\\|"), "||"),
+    (re.compile(r"\\([A-Za-z]+)\s*"), r"\1"),                           # \mu -> mu
+    (re.compile(r"[{}]"), ""),
+)
+
+
+def plain_name(name: str) -> str:
+    """A SymPy symbol's name, which may be LaTeX (``\\hat{u}``, ``\\langle c, u\\rangle``,
+    ``\\varepsilon_1``), spelled as the plain text of the captions and claims (``u_hat``,
+    ``<c, u>``, ``varepsilon_1``), so that it reads in a terminal and escapes into LaTeX prose
+    without backslashes."""
+    for pattern, repl in _PLAIN_NAME:
+        name = pattern.sub(repl, name)
+    return name
+
+
+class _PlainPrinter(StrPrinter):
+    """``sympy.sstr`` with symbol names spelled by :func:`plain_name`."""
+
+    def _print_Symbol(self, expr):
+        return plain_name(expr.name)
+
+    _print_MatrixSymbol = _print_Symbol
+
+
+def plain(e) -> str:
+    """``e`` as plain text (``sympy.sstr``, symbol names by :func:`plain_name`)."""
+    return _PlainPrinter().doprint(e)
+
+
 def short(e, n=160) -> str:
-    s = sp.sstr(e)
+    s = plain(e)
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
@@ -357,5 +394,5 @@ def matched_coeffs(derived, rhs):
 
 
 def basis_name(key) -> str:
-    """A product of matrix symbols as plain text: ``1*u_hat.T`` style (``sympy.sstr`` joined by ``*``)."""
-    return "*".join(sp.sstr(m) for m in key)
+    """A product of matrix symbols as plain text: ``1*u_hat.T`` style (:func:`plain` joined by ``*``)."""
+    return "*".join(plain(m) for m in key)

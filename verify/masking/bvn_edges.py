@@ -1,9 +1,12 @@
 """Points on both sides of every routing edge of ``bvn_cdf``'s fast rules, with mpmath values.
 
 ``bvn_cdf`` (``numerics.core.bvn``) serves a row by one of its fast rules (16/24-node theta
-rules, 32/48-node s rules, the rule from rho = -1, Phi(h)Phi(k) or Phi(min) where the
-integral is negligible, P(-k < Y <= h)) when thresholds on |rho|, max(|h|, |k|), the
-exponent's range, F(rho) and the negligibility slack admit it, else by its general path.  A
+rules, 32/48-node s rules, the rule from rho = -1, all in ``numerics.core.bvn_rules``;
+Phi(h)Phi(k) or Phi(min) where the integral is negligible, P(-k < Y <= h)) when thresholds on
+|rho|, max(|h|, |k|), the exponent's range, F(rho) and the negligibility slack admit it, else by
+its general path (``numerics.core.bvn_general``).  The thresholds are data of ``bvn``, read
+there at each call (the rules get their node counts from it, the compiled twin every
+threshold), so setting an attribute of ``bvn`` reaches every formulation.  A
 rule admitted beyond its accurate range (a changed threshold) shows only near those edges.
 
 :func:`edge_points` walks one-parameter families (h, k, rho)(t) chosen to cross each edge,
