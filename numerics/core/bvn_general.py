@@ -84,8 +84,9 @@ _N_B1, _N_B2 = 12, 20
 _LIN_A = 1.5
 #: Fast paths (both measured against the general rule, see tests): half-range
 #: Gauss-Hermite in u = |h| v for interior pieces whose Lorentzian scale a = |h| alpha
-#: is at least _HRH_A and that extend past u = 6.2; Gauss-Laguerre in s = E - E(start)
-#: for end pieces with u_s = |h| v_s >= _LAG_U that extend past s = 40.
+#: is at least the tier's first number (``_HRH_TIERS``: (minimum a, nodes)) and that extend
+#: past u = _HRH_UE; Gauss-Laguerre in s = E - E(start) for end pieces with u_s = |h| v_s at
+#: least the tier's first number (``_LAG_TIERS``) that extend past s = _LAG_SE.
 _HRH_TIERS, _HRH_UE = ((4.0, 16),), 6.2
 _LAG_TIERS, _LAG_SE = ((4.0, 16),), 40.0
 #: Use those two rules where they apply (False: the Gauss-Legendre panels everywhere).
