@@ -129,6 +129,12 @@ def relu_moment1(mu, s):
 
     Computed as s * g1(mu/s) for mu <= 0 (tail-stable g1) and mu + s * g1(-mu/s) for
     mu > 0; at s = 0 it is ReLU(mu) exactly.
+
+    Accuracy: 1e-13 relative where g1(mu/s) is a normal float64 (mu/s above about -37.5); below,
+    g1 carries a subnormal's absolute precision and the error is <= 1e-13 |E| + (1 + |mu| + s)
+    2^-1074 (module docstring; measured at most 0.021 of it on 300 random points with mu/s in
+    [-60, -36.5], s in [1e-3, 1e30]; relu_moment1(-3.8e25, 1e24) = 7.5827515e-294 is 6.5e-7
+    relative off).
     """
     (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
     return back(check_finite_result("relu_moment1", _relu1(mu, s, _standardise(mu, s))))
