@@ -140,7 +140,7 @@ def test_bivariate_symmetry_and_bounds(examples):
         assert max(0.0, p1 + p2 - 1) - 1e-15 <= P <= min(p1, p2) * (1 + 1e-13) + 1e-300
         first = float(cf.orthant_first(mu1, mu2, s1, s2, rho))
         # both sides below the normal range carry their kernels' absolute subnormal promises
-        # (closed_form's module docstring): orthant_first's and relu_moment1's, (1 + |mu1| + s1) 2^-1074 each
+        # (closed_form's module docstring): orthant_first's and relu_moment1's, the same term each
         grid = 2 * float(subnormal_bound("orthant_first", mu1, mu2, s1, s2))
         assert 0 <= first <= float(cf.relu_moment1(mu1, s1)) * (1 + 1e-13) + grid + 1e-300
 
@@ -162,7 +162,7 @@ def test_independent_and_comonotone_limits(examples):
         # product may be subnormal where the bivariate moment is not
         prod = float(moment(cf.relu_moment1, mu1, s1, 1) * moment(cf.relu_moment1, mu2, s2, 1))
         # relu_moment2's promise below the normal range (closed_form, "Where the scaled kernels'
-        # relative promise ends"): an absolute (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 beside 1e-13
+        # relative promise ends"): an absolute 16 (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 beside 1e-13
         absolute = float(subnormal_bound("relu_moment2", mu1, mu2, s1, s2))
         assert close(float(cf.relu_moment2(mu1, mu2, s1, s2, 0.0)), prod, prod + absolute / 1e-11 + 1e-300,
                      Tol(1e-11, why="tails: each factor 1e-13; the subnormal grid below 2.2e-308"))
@@ -192,10 +192,9 @@ def test_increasing_in_correlation(examples):
     check()
 
 
-#: the scaled kernels' stated contract where the standardised moment M (N1) from bvn is subnormal but
-#: s1 s2 M (s1 N1) is not (closed_form's module docstring): 1e-13 relative + one unit of the smallest
-#: subnormal, scaled
-SUBNORMAL_UNIT = 2.0**-1074
+#: units of the subnormal grid in the scaled kernels' promise below the normal range (closed_form's
+#: module docstring: a handful of subnormal operations in a chain, each off by up to half a unit)
+SUBNORMAL_UNITS = 16
 #: (name, mu1, mu2, s1, s2, rho, M or N1 normal?) on both sides of the boundary M = 2.2e-308
 SUBNORMAL_SIDES = [
     ("relu_moment2", -26.3e6, -26.3e6, 1e6, 1e6, 0.0, True),      # M = 1.3e-307: relative holds
@@ -206,22 +205,22 @@ SUBNORMAL_SIDES = [
 
 
 def subnormal_bound(name, mu1, mu2, s1, s2):
-    """The absolute term of the scaled kernels' promise everywhere below the normal range (closed_form's
-    module docstring): each subnormal intermediate is off by at most half a unit of the subnormal grid
-    times its coefficient, a product of 1, |mu_i|, s_i -- (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 for
-    relu_moment2, (1 + |mu1| + s1) 2^-1074 for orthant_first (an mpmath number: no over/underflow)."""
+    """The absolute term of the scaled kernels' promise below the normal range (closed_form's module
+    docstring): a few units of the subnormal grid times the coefficients of the subnormal intermediates,
+    products of 1, |mu_i|, s_i -- 16 (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 for relu_moment2,
+    16 (1 + |mu1| + s1) 2^-1074 for orthant_first and relu_moment1(mu1, s1) (an mpmath number)."""
     c1 = 1 + abs(mp.mpf(mu1)) + s1
     c2 = 1 + abs(mp.mpf(mu2)) + s2 if name == "relu_moment2" else 1
-    return c1 * c2 * mp.mpf(2) ** -1074
+    return SUBNORMAL_UNITS * c1 * c2 * mp.mpf(2) ** -1074
 
 
 def _subnormal_contract(name, mu1, mu2, s1, s2, rho):
     """(|E - E_exact|, the contract's bound, relative error, E, E_exact) against the mpmath reference."""
     got = float(getattr(cf, name)(mu1, mu2, s1, s2, rho))
     exact = getattr(ref, name)(mu1, mu2, s1, s2, rho, dps=20)
-    scale = s1 * (s2 if name == "relu_moment2" else 1.0)
     err = abs(mp.mpf(got) - exact)
-    return float(err), 1e-13 * float(abs(exact)) + scale * SUBNORMAL_UNIT, float(err / abs(exact)), got, float(exact)
+    bound = mp.mpf(1e-13) * abs(exact) + subnormal_bound(name, mu1, mu2, s1, s2)
+    return float(err), float(bound), float(err / abs(exact)), got, float(exact)
 
 
 @pytest.mark.statement("lemma.relu_moment2")
@@ -230,7 +229,7 @@ def _subnormal_contract(name, mu1, mu2, s1, s2, rho):
 def test_scaled_moments_subnormal_contract(name, mu1, mu2, s1, s2, rho, normal):
     """relu_moment2 = s1 s2 M and orthant_first = s1 N1 with M, N1 float64 from bvn: relative accuracy
     (1e-13) where M is a normal float64, and where it is subnormal -- though the value itself is a normal
-    number -- only the contract's absolute term s1 s2 2^-1074: the relative error there is far above
+    number -- only the contract's absolute term (``subnormal_bound``): the relative error there is far above
     1e-13 (the boundary is real: a bvn returning scaled moments would move it, and this would say so)."""
     err, bound, rel, got, exact = _subnormal_contract(name, mu1, mu2, s1, s2, rho)
     assert abs(exact) >= TINY, "the value itself must be a normal float64 here"
@@ -247,9 +246,11 @@ def test_scaled_moments_subnormal_contract(name, mu1, mu2, s1, s2, rho, normal):
 @given(a1=st.floats(-27.5, -26.0), a2=st.floats(-40.0, 5.0), rho=st.floats(-0.95, 0.95),
        log_s1=st.floats(0.0, 100.0), log_s2=st.floats(0.0, 100.0))
 @example(a1=-26.7, a2=-26.7, rho=0.0, log_s1=6.0, log_s2=6.0)
+@example(a1=-26.794712945135153, a2=-26.794712945135153, rho=0.015625, log_s1=0.0,
+         log_s2=1.0)  # 1.1 units of the earlier one-unit form s1 s2 2^-1074 (deep profile)
 def test_relu_moment2_subnormal_contract_property(a1, a2, rho, log_s1, log_s2):
     """Across the boundary (M from ~1e-300 down to 0) with s1, s2 up to 1e100: |E_1 - exact| <=
-    1e-13 |exact| + s1 s2 2^-1074 against the mpmath reference."""
+    1e-13 |exact| + ``subnormal_bound`` against the mpmath reference."""
     s1, s2 = 10.0**log_s1, 10.0**log_s2
     err, bound, _, got, exact = _subnormal_contract("relu_moment2", a1 * s1, a2 * s2, s1, s2, rho)
     assert err <= bound, f"error {err:.3g} > contract {bound:.3g} (got {got!r}, exact {exact!r})"
@@ -266,6 +267,7 @@ def test_relu_moment2_subnormal_contract_property(a1, a2, rho, log_s1, log_s2):
          log_s2=math.log10(0.00114))  # 3.4e4 units of the one-unit form
 @example(name="relu_moment2", a1=0.0, a2=-37.0, rho=-0.9999999999999999, log_s1=0.0,
          log_s2=0.0)  # the reference's 20/40-digit ladder failed here (deep profile)
+@example(name="orthant_first", a1=0.0, a2=-38.0, rho=1.0, log_s1=0.0, log_s2=0.0)  # 6.4 units (deep)
 def test_scaled_moments_below_the_normal_range(name, a1, a2, rho, log_s1, log_s2):
     """Where the value is below 2.2e-308 (the other constraint in its deep tail), the Stein branch
     (a1 > 39) included and scales on both sides of 1: |E - exact| <= 1e-13 |exact| +
