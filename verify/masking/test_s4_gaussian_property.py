@@ -126,10 +126,14 @@ def test_bivariate_symmetry_and_bounds(examples):
     @example(p=(0.0, -3.1e-55, 1.0, 1e-56, 0.0))  # the test's E[z2^2 1] underflowed to 0 (Cauchy-Schwarz at s = 1)
     @example(p=(40.0, -38.5, 1.0, 1.0, -1.0))  # orthant_first -5.4e-323 (deep profile, 2026-12-02): clamped at 0
     @example(p=(-3.8e25, -4.0, 1e24, 1.0, 0.5))  # relu_moment1 7.58e-294 6.5e-7 off: g1(-38) subnormal (deep)
+    @example(p=(-38.0, 2e12, 1.0, 1e12, 0.96875))  # the swapped orders 1.7e-8 apart at 2.9e-304 (deep)
     def check(p):
         mu1, mu2, s1, s2, rho = p
         m = float(cf.relu_moment2(mu1, mu2, s1, s2, rho))
-        assert close(m, float(cf.relu_moment2(mu2, mu1, s2, s1, rho)), abs(m) + 1e-300)
+        # the two orders take different branches; below the normal range each carries the absolute
+        # subnormal promise (``subnormal_bound``, symmetric in the swap)
+        grid2 = 2 * float(subnormal_bound("relu_moment2", mu1, mu2, s1, s2))
+        assert abs(m - float(cf.relu_moment2(mu2, mu1, s2, s1, rho))) <= ROUND.rtol * (abs(m) + 1e-300) + grid2
         assert m >= 0
         # compared as m <= sqrt(E[z1^2 1]) sqrt(E[z2^2 1]) (``moment``): E[z^2 1] underflows where
         # E[z1 z2 1] does not (s2 = 1e-56, a2 = -31: 1e-329 against 3.5e-269)
