@@ -3,6 +3,9 @@ then says nothing about them), the events gate the outcome, and the command's er
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+
+import pytest
 
 from numerics.meanfield import theorem_runs as tr
 
@@ -23,3 +26,24 @@ def test_cli_errors(capsys):
     assert tr.main(["thm.1", "--delta", "0"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all(line.startswith("error:") for line in err)
+
+
+def test_one_point_and_rk4_agree_on_a_reduced_draw(one_torch_thread):
+    """Both ways of running the flow give one verdict on a reduced Theorem 1 draw (c_hat = 10 and
+    m = 5,000 instead of 152 and 4e6, so the outcome says nothing about the theorem): the initial
+    events are shared, each judges resolved times, and the checks agree.  Each method takes its
+    minima over its own recorded states of one trajectory (RK4's evenly spaced in t up to its
+    horizon, the reduction's where the loss halves, and h(oo)): eta^t counts neurons, so its ratios
+    may differ by a few neurons on an interval shrunk by each method's own error bound; lambda_min
+    and (15) move slowly along the flow (measured differences 3e-8 and 6e-5 relative), so 1e-3."""
+    sizes = replace(tr.theorem1_sizes(), c_min=10.0)
+    k = 2 ** (1 / 3) * sizes.K_s**2 * sizes.K * sizes.c_min**2 * sizes.lam_min
+    m = 5000
+    runs = {meth: tr._flow("thm.1", sizes, tr._X1 @ tr._X1.T, tr._Y1, 0, k, sizes.K, m=m, method=meth)
+            for meth in ("rk4", "one-point")}
+    a, b = runs["rk4"], runs["one-point"]
+    assert a.events == b.events and a.events_hold
+    assert a.judged > 0 and b.judged > 0 and a.holds == b.holds
+    assert abs(a.eta_ratio - b.eta_ratio) <= 3 / (m * 2 ** (-2 / 3) * sizes.K)
+    for name in ("lam_ratio", "move_ratio"):
+        assert getattr(b, name) == pytest.approx(getattr(a, name), rel=1e-3), name
