@@ -129,10 +129,11 @@ class OnePointFlow:
 
 
 def flow(p: dy.Problem, *, ratio: float = 2**-0.5, resolve: float = 100.0, max_records: int = 200,
-         visit: Callable[[torch.Tensor], None] | None = None) -> OnePointFlow:
+         visit: Callable[[torch.Tensor], None] | None = None,
+         progress: Callable[[float], None] | None = None) -> OnePointFlow:
     """The reduced flow (module docstring) from s = 0 until L < ``resolve`` x its rounding floor
     (or ``max_records`` records); ``visit(h)`` is called with each recorded state h (m, 1), and last
-    with the limit state h(oo)."""
+    with the limit state h(oo); ``progress(L)`` with each record's loss."""
     _check(p)
     if not 0 < ratio < 1:
         raise ValueError(f"ratio must lie in (0, 1), got {ratio}")
@@ -160,6 +161,8 @@ def flow(p: dy.Problem, *, ratio: float = 2**-0.5, resolve: float = 100.0, max_r
         out.floors.append(rates.rounding_floor(p, h))
         if visit is not None:
             visit(h)
+        if progress is not None:
+            progress(out.losses[-1])
         return out.losses[-1] >= resolve * out.floors[-1]
 
     out.solves = 1

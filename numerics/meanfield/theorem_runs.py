@@ -122,11 +122,18 @@ def _rk4(p, k, checks_for, records, rtol):
     return got, checks
 
 
-def _one_point(p, k, checks_for):
+def _one_point(p, k, checks_for, progress: bool):
     """The flow (11) at n = 1 by the one-point reduction (``one_point.flow``): exact states, times to
     their quadrature error; the loss judged at every record above 100 x its tolerance."""
+    from tqdm import tqdm
+
     checks = checks_for(_ONE_POINT_ERR)
-    fl = one_point.flow(p, visit=checks.visit)
+    with tqdm(desc="one-point flow (a record each time L halves)", unit="record", disable=not progress) as bar:
+        def advance(L: float) -> None:
+            bar.set_postfix_str(f"L = {L:.3g}", refresh=False)
+            bar.update(1)
+
+        fl = one_point.flow(p, visit=checks.visit, progress=advance)
     h_max = float(p.h0.abs().max()) + 1.0
     if 10 * fl.newton_update + 4 * np.finfo(float).eps * h_max > _ONE_POINT_ERR:
         raise ArithmeticError(f"the one-point solve's error {fl.newton_update:.3g} exceeds the checks' bound")
@@ -136,7 +143,7 @@ def _one_point(p, k, checks_for):
 
 def _flow(theorem: str, sizes: ts.Sizes, G: np.ndarray, y, seed: int, k: float, K: float, *, m: int | None = None,
           records: int = 32, rtol: float = 1e-8, gram_event: dict | None = None, t0: float | None = None,
-          method: str = "rk4") -> Outcome:
+          method: str = "rk4", progress: bool = False) -> Outcome:
     t0 = time.perf_counter() if t0 is None else t0
     m = sizes.m_min if m is None else m
     c = sizes.c_min
@@ -156,7 +163,7 @@ def _flow(theorem: str, sizes: ts.Sizes, G: np.ndarray, y, seed: int, k: float, 
         # the resolved part of the flow: the conclusion's own horizon 3/k, shrunk until half the records are resolved
         got, checks = _rk4(p, k, checks_for, records, rtol)
     elif method == "one-point":
-        got, checks = _one_point(p, k, checks_for)
+        got, checks = _one_point(p, k, checks_for, progress)
     else:
         raise ValueError(f"method must be rk4 or one-point, got {method!r}")
     return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, float(got.ratio), got.judged,
@@ -173,16 +180,18 @@ def theorem3_sizes(delta: float = 0.1) -> ts.Sizes:
                        dataset="P-3L, x = 1 (n = d = 1)", d=1)
 
 
-def run_theorem1(seed: int, *, delta: float = 0.1, records: int = 32, method: str = "rk4") -> Outcome:
+def run_theorem1(seed: int, *, delta: float = 0.1, records: int = 32, method: str = "rk4",
+                 progress: bool = False) -> Outcome:
     """Theorem 1 on one draw at its smallest sizes (module docstring); ``method``: the flow by "rk4"
-    or by the "one-point" reduction."""
+    or by the "one-point" reduction (with ``progress``, a bar on stderr)."""
     s = theorem1_sizes(delta)
     k = 2 ** (1 / 3) * s.K_s**2 * s.K * s.c_min**2 * s.lam_min
-    return _flow("thm.1", s, _X1 @ _X1.T, _Y1, seed, k, s.K, records=records, method=method)
+    return _flow("thm.1", s, _X1 @ _X1.T, _Y1, seed, k, s.K, records=records, method=method,
+                 progress=progress)
 
 
 def run_theorem3(seed: int, *, delta: float = 0.1, records: int = 8, m: int | None = None,
-                 method: str = "one-point") -> Outcome:
+                 method: str = "one-point", progress: bool = False) -> Outcome:
     """Theorem 3 on one draw: z_j (j <= D) then the flow on G^(1) (module docstring); ``m`` below the
     theorem's only for trying the machinery (the outcome then says nothing about the theorem);
     ``method`` as for ``run_theorem1`` (RK4 at m = 1e8 takes hours, the reduction minutes)."""
@@ -192,7 +201,7 @@ def run_theorem3(seed: int, *, delta: float = 0.1, records: int = 8, m: int | No
     G = gram_empirical(_X1, Z, "tanh")
     dev = float(np.linalg.norm(G - gram_bar(_X1, "tanh"), 2))
     k = 2 ** (-2 / 3) * s.K_s**2 * s.K * s.c_min**2 * s.lam_min
-    return _flow("thm.3", s, G, _Y1, seed, k, s.K, m=m, records=records, t0=t0, method=method,
+    return _flow("thm.3", s, G, _Y1, seed, k, s.K, m=m, records=records, t0=t0, method=method, progress=progress,
                  gram_event={"gram": bool(dev <= s.lam_min / 2), "gram_deviation": dev, "half_lam_bar": s.lam_min / 2})
 
 
@@ -207,6 +216,7 @@ def main(argv=None) -> int:
                     help="the flow by RK4 with step halving, or by the one-point reduction (n = 1, tanh: "
                          "numerics.meanfield.one_point); default rk4 for thm.1, one-point for thm.3 (RK4 there: "
                          "about 4 CPU-hours and 18 GiB)")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     runs = {"thm.1": run_theorem1, "thm.3": run_theorem3}
     if args.theorem not in runs:
@@ -219,7 +229,8 @@ def main(argv=None) -> int:
     # one intra-op thread: on a shared, loaded machine torch's pool spins and each (m, n) pass is ~20x slower
     torch.set_num_threads(1)
     for seed in args.seeds:
-        out = runs[args.theorem](seed, delta=args.delta, **({"method": args.method} if args.method else {}))
+        out = runs[args.theorem](seed, delta=args.delta, progress=not args.no_progress,
+                                 **({"method": args.method} if args.method else {}))
         print(json.dumps({**asdict(out), "holds": out.holds}), flush=True)
     return 0
 
