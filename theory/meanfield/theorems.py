@@ -196,8 +196,9 @@ THM2 = Statement(
            "(Lemma 3's, errata E2); (83) the same against lambda_min(Gbar) >= ... with 2^(-2/3); c_hat_0 from (80) "
            "with K_1 = kappa as printed (errata E1)."),
     checked_in=("its P-3L instance only (Theorem 3, D_min of Condition 1 from the explicit Hoeffding form (T3.84)): "
-                "python -m numerics.meanfield.theorem_runs thm.3 (tanh, x = 1, n = d = 1, delta = 0.1: D = 190, "
-                "c_hat = 796, m = 102,205,548, about 0.8 GiB per state; not run on this project's CPU machine). "
+                "python -m numerics.meanfield.theorem_runs thm.3, or its slow witness test_theorem3_at_its_hypotheses "
+                "(tanh, x = 1, n = d = 1, delta = 0.1: D = 190, c_hat = 796, m = 102,205,548; by the exact one-point "
+                "reduction of the flow, about 30 CPU-minutes and 10 GiB). "
                 "Every case with n > d needs m >= 4.3e10 (3 points at 120 deg in d = 2) and Exp. 3's data m >= 2.6e16 "
                 "(n = 50): python -m numerics.meanfield.theorem_sizes"),
 )
@@ -225,7 +226,8 @@ THM3 = Statement(
     notes="(83): r = 2^(-2/3) K_sigma'^2 K(I, Gbar_min/2, 2 Gbar_max). Theorem 2 with Lemma 4 (D_min(delta, u) = C_4 n^2 u^-2 log(n/delta), u = lambda_min(Gbar^(1))/2).",
     checked_in=("python -m numerics.meanfield.theorem_runs thm.3: the only size found that meets the hypotheses with the "
                 "proofs' repaired constants and fits a machine, tanh, x = 1 (n = d = 1), delta = 0.1: D = 190 (T3.84), "
-                "c_hat = 796 (80*), m = 102,205,548 (Lemma 2*), about 0.8 GiB per state, hours of CPU (not run here). "
+                "c_hat = 796 (80*), m = 102,205,548 (Lemma 2*); the flow by the exact one-point reduction, about 30 "
+                "CPU-minutes and 10 GiB (the slow witness test_theorem3_at_its_hypotheses). "
                 "With n > d, the theorem's point, m >= 4.3e10 (3 points at 120 deg in d = 2, tanh) and on Exp. 3's data "
                 "m >= 2.6e16 (n = 50), 2.0e21 (n = 600): beyond any machine (python -m numerics.meanfield.theorem_sizes)"),
 )
