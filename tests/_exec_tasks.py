@@ -43,3 +43,23 @@ def draw(params: dict) -> dict:
 def toy_fuzz(params: dict) -> dict:
     return fuzzing.to_json(fuzzing.run(TOY, examples=params["examples"], database=params["database"],
                                        progress=False))
+
+
+def stepped(params: dict) -> dict:
+    """``params["steps"]`` steps of a running sum, checkpointed after each (``execution.checkpoint``),
+    each step logged (``step i``) to ``params["log"]``; with ``params["fail"]`` an existing file, the
+    attempt deletes it and raises after saving step ``params["fail_at"]`` (a kill, once)."""
+    from numerics.core import execution
+
+    saved = execution.checkpoint()
+    state = saved.load() or {"i": 0, "total": 0.0}
+    while state["i"] < params["steps"]:
+        with open(params["log"], "a") as fh:
+            fh.write(f"step {state['i']}\n")
+        state = {"i": state["i"] + 1, "total": state["total"] + float(np.sin(state["i"]))}
+        saved.save(state)
+        fail = Path(params.get("fail", "/nonexistent"))
+        if state["i"] == params.get("fail_at") and fail.exists():
+            fail.unlink()
+            raise RuntimeError("killed")
+    return {"total": state["total"]}

@@ -111,6 +111,30 @@ def test_resume_skips_stored_tasks_and_a_fresh_run_recomputes(tmp_path):
     assert record["params"] == params[0] and record["result"] == first[0]
 
 
+def test_checkpointed_task_resumes_and_a_fresh_run_starts_afresh(tmp_path):
+    """A task that saved its state at step 3 of 6 and was killed runs steps 3-5 only when the run
+    resumes, with the uninterrupted result; a run without resume discards the partial state."""
+    log, fail, store = tmp_path / "steps.log", tmp_path / "fail", execution.Store(tmp_path / "store")
+    params = [{"steps": 6, "fail_at": 3, "fail": str(fail), "log": str(log)}]
+    straight = tasks.stepped({"steps": 6, "log": str(tmp_path / "straight.log")})
+
+    def attempt(resume):
+        log.write_text("")
+        try:
+            return _serial(tasks.stepped, params, store=store, resume=resume)
+        except execution.TasksFailed:
+            return None
+
+    fail.touch()
+    assert attempt(False) is None and _log_lines(log) == [f"step {i}" for i in range(3)]
+    assert len(list((store.root / "partial").glob("*.json"))) == 1
+    assert attempt(True) == [straight] and _log_lines(log) == [f"step {i}" for i in range(3, 6)]
+    assert not list((store.root / "partial").glob("*.json"))  # the record replaced the partial state
+    fail.touch()
+    assert attempt(False) is None  # killed at step 3 again
+    assert attempt(False) == [straight] and _log_lines(log) == [f"step {i}" for i in range(6)]
+
+
 def test_split_campaign_merges_like_its_tasks():
     """The split is a function of the numbers given (never of the workers), task i has seed S+i,
     and the merged result sums the counts and keeps the worst ratio and the first shrunk failure."""

@@ -30,6 +30,14 @@ changes).  An edit to a helper module a task imports does not change ``module_ve
 fresh store (or omit ``--resume``) after one.  ``--resume`` skips the tasks whose record is
 stored; without it every task runs and its record is replaced.
 
+Checkpoints (``checkpoint``): a long task may save its partial state as it goes, in the store's
+``partial/KEY.json`` (same key), and on its next attempt, when the run resumes, start from the last
+state saved: a task killed after hours (a lost worker, an interrupted command, the end of a
+machine's session) loses only the steps since its last save, and a task rescheduled after its
+worker died goes on from there too.  The record of a finished task replaces its partial state; a
+run without ``--resume`` first removes its tasks' partial states (they start afresh), and without a
+store nothing is kept.
+
 Faults: a worker that dies (crash, SIGKILL, lost node) has its task rescheduled on another by
 the scheduler (Dask's ``distributed.scheduler.allowed-failures``, default 3 deaths per task);
 ``retries`` reruns a task that raised.  A task that still fails is reported (``TasksFailed``) after
@@ -46,6 +54,7 @@ start.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import importlib.metadata
 import inspect
@@ -135,9 +144,46 @@ class Store:
         except FileNotFoundError:
             return None
 
+    def partial_path(self, key: str) -> Path:
+        """Where the task ``key`` keeps its partial state (``checkpoint``) until it finishes."""
+        return self.root / "partial" / f"{key}.json"
+
     def put(self, key: str, record: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         write_json(self.path(key), record)
+        self.partial_path(key).unlink(missing_ok=True)
+
+
+# ----------------------------------------------------------------------------- checkpoints
+@dataclass(frozen=True)
+class Checkpoint:
+    """The partial state of the running task (``checkpoint()``): ``load`` returns the state an earlier
+    attempt saved (None for a first attempt, or without a store), ``save`` writes one (strict JSON,
+    atomically: a kill leaves the previous state or the new one)."""
+
+    path: Path | None = None
+
+    def load(self) -> Any | None:
+        if self.path is None:
+            return None
+        try:
+            return json.loads(self.path.read_text())
+        except FileNotFoundError:
+            return None
+
+    def save(self, state: Any) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_json(self.path, state)
+
+
+_CHECKPOINT: contextvars.ContextVar[Checkpoint] = contextvars.ContextVar("maskverify_checkpoint",
+                                                                         default=Checkpoint())
+
+
+def checkpoint() -> Checkpoint:
+    """The running task's ``Checkpoint`` (module docstring); outside a task, one that keeps nothing."""
+    return _CHECKPOINT.get()
 
 
 # ----------------------------------------------------------------------------- engine
@@ -242,10 +288,12 @@ def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--wo
                    help=f"a running Dask scheduler (tcp://host:8786) instead of a local cluster "
                         f"(default: ${SCHEDULER_ENV} if set)")
     g.add_argument("--store", dest="exec_store", metavar="DIR", type=Path, default=Path(store),
-                   help=f"the run's directory: one record per finished task (default {store})")
+                   help=f"the run's directory: one record per finished task, and the partial state of a "
+                        f"checkpointed one (default {store})")
     if resume_flag is not None:  # None: the command's own --resume also resumes its tasks
         g.add_argument(resume_flag, dest="exec_resume", action="store_true",
-                       help="skip the tasks already stored in --store (same parameters and code version)")
+                       help="skip the tasks already stored in --store (same parameters and code version), and "
+                            "continue checkpointed ones from their partial state")
 
 
 def chosen(args) -> bool:
@@ -285,12 +333,16 @@ def single_threaded():
                 torch.set_num_threads(before)
 
 
-def _call(fn: Task, params: dict) -> tuple[str, float, str]:
-    """Run one task (on a worker or here, ``single_threaded``): its result as JSON text, seconds,
-    where it ran."""
+def _call(fn: Task, params: dict, partial: str | None = None) -> tuple[str, float, str]:
+    """Run one task (on a worker or here, ``single_threaded``, with its ``Checkpoint`` at ``partial``):
+    its result as JSON text, seconds, where it ran."""
     t0 = time.perf_counter()
-    with single_threaded():
-        result = fn(params)
+    token = _CHECKPOINT.set(Checkpoint(None if partial is None else Path(partial)))
+    try:
+        with single_threaded():
+            result = fn(params)
+    finally:
+        _CHECKPOINT.reset(token)
     text = json.dumps(result, allow_nan=False)
     try:
         from distributed import get_worker
@@ -308,8 +360,9 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
         resume: bool = False, version: str | None = None, retries: int = 0, desc: str = "tasks",
         progress: bool = True, resources: dict | None = None) -> list:
     """Run ``fn`` on every dict of ``params`` on ``engine`` (inside its ``with`` block) and return
-    the results in order.  ``store``: write each finished task's record at once; with ``resume``,
-    take stored results instead of running.  ``version``: the code's version in the key (default
+    the results in order.  ``store``: write each finished task's record at once, and keep the
+    partial states of checkpointed tasks (``checkpoint``); with ``resume``, take stored results
+    instead of running, and let each task go on from its partial state (without, those are removed).  ``version``: the code's version in the key (default
     ``module_version(fn)``).  ``resources``: Dask worker resources each task needs (e.g.
     ``{"GPU": 1}``; workers started with ``--resources GPU=1``).  Raises ``TasksFailed`` after
     the rest finished if a task failed; Ctrl-C cancels everything and exits with status 130."""
@@ -334,6 +387,13 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
         bar.write(f"{desc}: {len(set(keys)) - len(todo)} of {len(set(keys))} tasks stored in {store.root}, "
                   f"{len(todo)} to run")
 
+    def partial(k: str) -> str | None:
+        return None if store is None else str(store.partial_path(k))
+
+    if store is not None and not resume:
+        for k in todo:  # a fresh run: no task takes an earlier run's partial state
+            store.partial_path(k).unlink(missing_ok=True)
+
     def finish(k: str, text: str, elapsed: float, where: str) -> None:
         results[k] = json.loads(text)
         if store is not None:
@@ -347,13 +407,13 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
             for k in todo:
                 bar.set_postfix_str(f"failed {len(failures)}, running 1", refresh=True)
                 try:
-                    finish(k, *_call(fn, by_key[k]))
+                    finish(k, *_call(fn, by_key[k], partial(k)))
                 except Exception as exc:  # a task's own error, reported with the others at the end
                     failures.append((by_key[k], _one_line(exc)))
         else:
             from distributed import as_completed
 
-            futures = [client.submit(_call, fn, by_key[k], key=f"{fn.__name__}-{k}", pure=False,
+            futures = [client.submit(_call, fn, by_key[k], partial(k), key=f"{fn.__name__}-{k}", pure=False,
                                      retries=retries, resources=resources) for k in todo]
             key_of = {f.key: k for f, k in zip(futures, todo)}
             last = 0.0

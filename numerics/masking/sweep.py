@@ -42,11 +42,32 @@ def masked_task(params: dict) -> dict:
             "W": t.W[0, 0].cpu().double().tolist(), "seconds": t.seconds}
 
 
+#: expected-dynamics steps between two checkpoints of a task (at Fig. 3(a)'s size 1-4 s a step)
+CHECKPOINT_EVERY = 20
+
+
+def _encode(state: dict) -> dict:
+    return dict(state, W=[w.tolist() for w in state["W"]], losses=[_finite_or_none(L) for L in state["losses"]])
+
+
+def _decode(state: dict) -> dict:
+    return dict(state, W=[torch.tensor(w, dtype=torch.float64) for w in state["W"]],
+                losses=[[math.nan if v is None else v for v in L] for L in state["losses"]])
+
+
 def expected_task(params: dict) -> dict:
     """The expected dynamics (``training.ExpectedGD``, seed 0) of one ``kappa`` for ``steps``
-    steps: the clean losses L(W^E_k), k = 0..steps."""
-    run = tr.ExpectedGD(_config(params), [params["kappa"]])
-    run.advance(params["steps"])
+    steps: the clean losses L(W^E_k), k = 0..steps.  Saves its state every ``CHECKPOINT_EVERY``
+    steps (``execution.checkpoint``: W to the last bit, float reprs being exact) and goes on from
+    the last one saved, so an interrupted task loses at most that many steps and ends with the
+    same losses, bit for bit."""
+    cfg, steps = _config(params), params["steps"]
+    saved = execution.checkpoint()
+    state = saved.load()
+    run = tr.ExpectedGD(cfg, [params["kappa"]]) if state is None else tr.ExpectedGD.from_state(_decode(state), cfg)
+    while run.step < steps:
+        run.advance(min(CHECKPOINT_EVERY, steps - run.step))
+        saved.save(_encode(run.state()))
     return {"loss": _finite_or_none(run.losses[0])}
 
 
