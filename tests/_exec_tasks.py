@@ -47,8 +47,9 @@ def toy_fuzz(params: dict) -> dict:
 
 def stepped(params: dict) -> dict:
     """``params["steps"]`` steps of a running sum, checkpointed after each (``execution.checkpoint``),
-    each step logged (``step i``) to ``params["log"]``; with ``params["fail"]`` an existing file, the
-    attempt deletes it and raises after saving step ``params["fail_at"]`` (a kill, once)."""
+    each step logged (``step i``) to ``params["log"]`` and taking ``params["sleep"]`` seconds; with
+    ``params["fail"]`` an existing file, the attempt deletes it and raises after saving step
+    ``params["fail_at"]`` (a failure, once)."""
     from numerics.core import execution
 
     saved = execution.checkpoint()
@@ -56,6 +57,7 @@ def stepped(params: dict) -> dict:
     while state["i"] < params["steps"]:
         with open(params["log"], "a") as fh:
             fh.write(f"step {state['i']}\n")
+        time.sleep(params.get("sleep", 0.0))
         state = {"i": state["i"] + 1, "total": state["total"] + float(np.sin(state["i"]))}
         saved.save(state)
         fail = Path(params.get("fail", "/nonexistent"))

@@ -182,6 +182,40 @@ def test_worker_killed_mid_task_the_sweep_completes_once_and_equals_serial(tmp_p
 
 
 @pytest.mark.slow
+def test_worker_killed_after_a_checkpoint_the_task_goes_on_from_it(tmp_path):
+    """SIGKILL the worker running a checkpointed task once it has saved step 3 of 8: the scheduler
+    reschedules the task, which goes on from its partial state (step 0 runs once) to the
+    uninterrupted result."""
+    log, store = tmp_path / "steps.log", execution.Store(tmp_path / "store")
+    params = [{"steps": 8, "sleep": 0.3, "log": str(log)}]
+    straight = tasks.stepped({"steps": 8, "log": str(tmp_path / "straight.log")})
+    killed = []
+
+    def kill_after_step_3(client):
+        while not killed:
+            for path in (store.root / "partial").glob("*.json"):
+                try:
+                    step = json.loads(path.read_text())["i"]
+                except (OSError, ValueError):
+                    continue
+                if step >= 3:
+                    pid = next(iter(client.run(os.getpid).values()))
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(step)
+            time.sleep(0.02)
+
+    with execution.Engine(workers=1, quiet=True) as engine:
+        watcher = threading.Thread(target=kill_after_step_3, args=(engine.client,), daemon=True)
+        watcher.start()
+        result = execution.run(tasks.stepped, params, engine, store=store, progress=False)
+        watcher.join(timeout=5)
+    assert killed, "no worker was killed"
+    lines = _log_lines(log)
+    assert result == [straight] and lines.count("step 0") == 1
+    assert sorted(set(lines)) == [f"step {i}" for i in range(8)] and len(lines) <= 8 + 1  # at most the step cut short twice
+
+
+@pytest.mark.slow
 def test_client_killed_then_resume_completes_without_recomputing(tmp_path):
     store, log = tmp_path / "store", tmp_path / "runs.log"
     script = ("import sys; sys.path[:0] = [{root!r}, {tests!r}]; import _exec_tasks as t\n"
