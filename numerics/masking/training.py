@@ -387,7 +387,7 @@ class ExpectedGD:
     float64 on the CPU (the exact kernel's arithmetic), starting from the W_0 of seed
     ``seed`` (the shared W_0 unless ``cfg.vary_init``).  ``losses[j]`` holds the clean
     losses L(W^E_k), k = 0.., of kappa ``kappas[j]`` (NaN from a divergence on).  One step
-    costs one exact evaluation per kappa: about 1.8 s at Fig. 3(a)'s size on two cores
+    costs one exact evaluation per kappa: 1-3 s at Fig. 3(a)'s size on one core
     (n m^2 pairs of neurons), 0.03 s at n = 100, m = 20.
     """
 
