@@ -373,22 +373,22 @@ def _flat(*xs):
     return [x.reshape(-1).to(torch.float64) for x in xs], shape
 
 
-def _limits_rho1(a1, a2, sign, want):
-    """Exact values at rho = +1 (sign > 0) and rho = -1 (sign < 0)."""
+def _limits_rho1(a1, a2, sign, want, shift=None):
+    """Exact values at rho = +1 (sign > 0) and rho = -1 (sign < 0), times 2^shift."""
     out = {}
     if sign > 0:
         m = torch.minimum(a1, a2)
         d1, d2 = a1 - m, a2 - m
         zero = torch.zeros_like(m)
-        Pm = nm.cdf(m)
+        Pm = nm.cdf(m, shift)
         if "P" in want:
             out["P"] = Pm
         if want != ("P",):
-            g1m = nm.partial_moment1(m)
+            g1m = nm.partial_moment1(m, shift)
             if "N1" in want:
                 out["N1"] = torch.where(d1 > 0, d1 * Pm, zero) + g1m
             if "M" in want or "M11" in want:
-                g2m = nm.partial_moment2(m)
+                g2m = nm.partial_moment2(m, shift)
                 if "M" in want:
                     out["M"] = g2m + (d1 + d2) * g1m
                 if "M11" in want:
@@ -396,53 +396,55 @@ def _limits_rho1(a1, a2, sign, want):
     else:
         A, B = -a2, a1
         if "P" in want:
-            out["P"] = nm.interval_prob(A, B)
+            out["P"] = nm.interval_prob(A, B, shift=shift)
         if "N1" in want:
-            out["N1"] = nm.interval_moment(A, B, 1, 0)
+            out["N1"] = nm.interval_moment(A, B, 1, 0, shift)
         if "M" in want:
-            out["M"] = nm.interval_moment(A, B, 1, 1)
+            out["M"] = nm.interval_moment(A, B, 1, 1, shift)
         if "M11" in want:
-            out["M11"] = nm.interval_moment(A, B, 2, 0)
+            out["M11"] = nm.interval_moment(A, B, 2, 0, shift)
     return out
 
 
-def _evaluate(a1, a2, rho, want, q=None, relative=True):
+def _evaluate(a1, a2, rho, want, q=None, relative=True, shift=None):
     want = tuple(want)
-    if q is None:
-        (a1, a2, rho), shape = _flat(a1, a2, rho)
-    else:
-        (a1, a2, rho, q), shape = _flat(a1, a2, rho, q)
+    extra = [t for t in (q, shift) if t is not None]
+    (a1, a2, rho, *extra), shape = _flat(a1, a2, rho, *extra)
+    q = extra.pop(0) if q is not None else None
+    shift = extra.pop(0) if shift is not None else None
     n = a1.shape[0]
     outs = {k: torch.empty(n, dtype=torch.float64, device=a1.device) for k in want}
     chunk = _CHUNK if a1.device.type == "cpu" else _CHUNK_DEVICE
     for s in range(0, n, chunk):
         sl = slice(s, s + chunk)
-        vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want, None if q is None else q[sl], relative)
+        vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want, None if q is None else q[sl], relative,
+                               None if shift is None else shift[sl])
         for k in want:
             outs[k][sl] = vals[k]
     return {k: v.reshape(shape) for k, v in outs.items()}
 
 
-def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
+def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True, shift=None):
     n = a1.shape[0]
+    sub = lambda i: None if shift is None else shift[i]  # noqa: E731 - the shift of a subset of rows
     dev, dt = a1.device, a1.dtype
     res = {k: torch.zeros(n, dtype=dt, device=dev) for k in want}
     fin = torch.isfinite(a1) & torch.isfinite(a2)
     if q is None:
         groups = (
-            (fin & (rho < 1.0) & (rho > -1.0), lambda x, y, r, i: _core(x, y, r, want)),
-            (fin & (rho >= 1.0), lambda x, y, r, i: _limits_rho1(x, y, +1, want)),
-            (fin & (rho <= -1.0), lambda x, y, r, i: _limits_rho1(x, y, -1, want)),
+            (fin & (rho < 1.0) & (rho > -1.0), lambda x, y, r, i: _core(x, y, r, want, shift=sub(i))),
+            (fin & (rho >= 1.0), lambda x, y, r, i: _limits_rho1(x, y, +1, want, sub(i))),
+            (fin & (rho <= -1.0), lambda x, y, r, i: _limits_rho1(x, y, -1, want, sub(i))),
         )
     else:
         # q decides: q > 0 is the interior (even where rho rounds to +-1), q = 0 the limits
         qpos = q > 0
         groups = (
-            (fin & qpos, lambda x, y, r, i: _core(x, y, r, want, q[i])),
-            (fin & ~qpos & (rho >= 0), lambda x, y, r, i: _limits_rho1(x, y, +1, want)),
-            (fin & ~qpos & (rho < 0), lambda x, y, r, i: _limits_rho1(x, y, -1, want)),
+            (fin & qpos, lambda x, y, r, i: _core(x, y, r, want, q[i], sub(i))),
+            (fin & ~qpos & (rho >= 0), lambda x, y, r, i: _limits_rho1(x, y, +1, want, sub(i))),
+            (fin & ~qpos & (rho < 0), lambda x, y, r, i: _limits_rho1(x, y, -1, want, sub(i))),
         )
-    if _FAST_P and want == ("P",) and q is None:
+    if _FAST_P and want == ("P",) and q is None and shift is None:
         interior = groups[0][0]
         done = _fast_paths(a1, a2, rho, interior, res, relative)
         if done is not None:
@@ -457,10 +459,10 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
         for k in want:
             res[k] = res[k].index_copy(0, idx, vals[k])
     if want != ("P",):
-        _beyond_clamp(a1, a2, rho, fin, res)
+        _beyond_clamp(a1, a2, rho, fin, res, shift)
     idx = torch.nonzero(~fin).squeeze(-1)
     if idx.numel():
-        x, y = a1[idx], a2[idx]
+        x, y, sh = a1[idx], a2[idx], sub(idx)
         zero = torch.zeros_like(x)
         xf = torch.where(torch.isfinite(x), x, zero)
         xn, yn = torch.isneginf(x), torch.isneginf(y)
@@ -468,19 +470,19 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True):
         inf = torch.full_like(x, math.inf)
         for k in want:
             if k == "P":
-                v = torch.where(yp, nm.cdf(x), nm.cdf(y))  # one of them is +inf
+                v = torch.where(yp, nm.cdf(x, sh), nm.cdf(y, sh))  # one of them is +inf
             elif k == "N1":
-                v = torch.where(xp, inf, nm.partial_moment1(xf))
+                v = torch.where(xp, inf, nm.partial_moment1(xf, sh))
             elif k == "M":
                 v = inf
             else:
-                v = torch.where(xp, inf, nm.partial_moment2(xf))
+                v = torch.where(xp, inf, nm.partial_moment2(xf, sh))
             v = torch.where(xn | yn, zero, v)
             res[k] = res[k].index_copy(0, idx, v)
     return res
 
 
-def _beyond_clamp(a1, a2, rho, fin, res):
+def _beyond_clamp(a1, a2, rho, fin, res, shift=None):
     """The moments on finite rows with a1 > _ARG_CLAMP (N1, M, M11) or a2 > _ARG_CLAMP (M),
     which the clamped quadrature would cap.  There {Y1 <= a1} (resp. {Y2 <= a2}) is certain to
     within Phi(-1e100), and Y1 = rho Y2 + q Z gives exactly (up to that)
@@ -492,13 +494,13 @@ def _beyond_clamp(a1, a2, rho, fin, res):
     Every term after the first is at most (|a2| + 2)/a1 < 1e-98 of it (phi(a) <= (|a| + 1)
     Phi(a), Phi(a) <= (|a| + 2) g1(a)), far below float64's resolution, so the leading terms
     are the float64 values: a1 Phi(a2), a1^2 Phi(a2) (0 where Phi(a2) underflows; inf where
-    a1^2 overflows, as the value does) and a1 g1(a2)."""
+    a1^2 overflows, as the value does) and a1 g1(a2) (times 2^shift)."""
     big1, big2 = fin & (a1 > _ARG_CLAMP), fin & (a2 > _ARG_CLAMP)
     if not bool((big1 | big2).any()):
         return
     i = torch.nonzero(big1).squeeze(-1)
     if i.numel() and ("N1" in res or "M11" in res):
-        x, P = a1[i], nm.cdf(a2[i])
+        x, P = a1[i], nm.cdf(a2[i], None if shift is None else shift[i])
         if "N1" in res:
             res["N1"] = res["N1"].index_copy(0, i, x * P)
         if "M11" in res:
@@ -507,7 +509,7 @@ def _beyond_clamp(a1, a2, rho, fin, res):
     if "M" in res and i.numel():
         b = big1[i]
         x, y = torch.where(b, a1[i], a2[i]), torch.where(b, a2[i], a1[i])  # x the large one
-        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y))
+        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y, None if shift is None else shift[i]))
 
 
 def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
@@ -573,7 +575,11 @@ def orthant_m11(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None
     return _evaluate(a1, a2, rho, ("M11",), q)["M11"]
 
 
-def orthant_moments(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> dict:
-    """All four quantities at once: {'P': Phi2, 'N1': N1, 'M': M, 'M11': M11}.
-    ``q``: optional accurate sqrt(1 - rho^2), as in :func:`bvn_cdf`."""
-    return _evaluate(a1, a2, rho, _WANT_ALL, q)
+def orthant_moments(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None, shift=None,
+                    want=_WANT_ALL) -> dict:
+    """The quantities ``want`` (default all four) at once: {'P': Phi2, 'N1': N1, 'M': M, 'M11': M11}.
+    ``q``: optional accurate sqrt(1 - rho^2), as in :func:`bvn_cdf`.  ``shift``: optional integers
+    0 <= S <= 1000 (broadcastable): every quantity times 2^S, the power carried inside its Gaussian
+    factors, so that values below the smallest normal float64 keep their relative accuracy
+    (``numerics.core.normal``, "Binary exponent apart")."""
+    return _evaluate(a1, a2, rho, tuple(want), q, shift=shift)

@@ -100,9 +100,13 @@ _two_sum, _two_prod = dd.two_sum, dd.two_prod
 _dd_add, _dd_div = dd.dd_add, dd.dd_div
 
 
-def _exp_neg_dd(eh, el):
-    """exp(-(eh + el)) for a double-double exponent (el << ulp(eh))."""
-    return torch.exp(-eh) * (1.0 - el)
+def _exp_neg_dd(eh, el, shift=None):
+    """exp(-(eh + el)) for a double-double exponent (el << ulp(eh)); with ``shift`` S, times 2^S,
+    the power folded into the exponent exactly as in ``normal.exp_half_sq``."""
+    if shift is None:
+        return torch.exp(-eh) * (1.0 - el)
+    t, tau = _two_sum(-eh, shift * nm._LN2_HI)
+    return torch.exp(t) * torch.exp(tau + (shift * nm._LN2_LO - el))
 
 
 def _expm1_sinh_cosh(w):
@@ -429,9 +433,17 @@ def _n1_far_tail(pc, v_end, dc_end):
     return {"N1": f * (0.5 * math.sqrt(math.pi)) * torch.special.erfcx(Ha * v_end) * torch.exp(-(Ha * Ha) * dc_end)}
 
 
-def _core(a1, a2, rho, want, q=None):
+def _core(a1, a2, rho, want, q=None, shift=None):
     """All requested quantities for finite a1, a2 and |rho| < 1 (1-D tensors); ``q``
-    (optional, q > 0) is an accurate sqrt(1 - rho^2), see :func:`bvn_cdf`."""
+    (optional, q > 0) is an accurate sqrt(1 - rho^2), see :func:`bvn_cdf`.
+
+    ``shift`` (optional, integers 0 <= S <= 1000): every quantity times 2^S, the power carried
+    inside the Gaussian factors (``normal``'s ``shift``) so that values far below the smallest
+    normal float64 keep their relative accuracy.  Each term of every sum is a product of
+    non-negative factors; a term with one Gaussian factor carries all of S, a product
+    f(a1) f(a2) carries S1 = floor(S w1) on the first and S - S1 on the second,
+    w1 = a1-^2/(a1-^2 + a2-^2) (a- = min(a, 0); 1/2 where both are >= 0), so that each factor
+    is shifted by about its own share of the exponent and none overflows or underflows."""
     dev, dt = a1.device, a1.dtype
     one = torch.ones_like(a1)
     zero = torch.zeros_like(a1)
@@ -477,9 +489,19 @@ def _core(a1, a2, rho, want, q=None):
     E0_h, E0_l = _dd_add(Es_h, Es_l, 0.5 * kh, 0.5 * kl)
     uh, ul = _excess_from_dd(sh_, sl_, omr, omr_e, opr, opr_e)
     Er_h, Er_l = _dd_add(Es_h, Es_l, uh, ul)
-    exp_s = _exp_neg_dd(Es_h, Es_l)
-    exp_0 = _exp_neg_dd(E0_h, E0_l)
-    exp_r = _exp_neg_dd(Er_h, Er_l)
+    exp_s = _exp_neg_dd(Es_h, Es_l, shift)
+    exp_0 = _exp_neg_dd(E0_h, E0_l, shift)
+    exp_r = _exp_neg_dd(Er_h, Er_l, shift)
+    S1 = S2 = None
+    if shift is not None:
+        # f(a_i) ~ exp(-a_i^2/2) in the lower tail: share S in proportion to a_i^2 (a_i < 0), so that
+        # each shifted factor lands near 2^-900 w_i when the product lands near 2^-900
+        n1, n2 = (torch.clamp(a, max=0.0) ** 2 for a in (a1, a2))
+        tot = n1 + n2
+        w1 = torch.where(tot > 0, n1 / torch.where(tot > 0, tot, one), 0.5 * one)
+        S1 = torch.floor(shift * w1)
+        S2 = shift - S1
+    sub = lambda t, i: None if t is None else t[i]  # noqa: E731 - a shift on a subset of rows
 
     # ---------------- pieces
     # D: r from max(kappa, base) up to rho (exists iff kappa < rho)
@@ -529,7 +551,7 @@ def _core(a1, a2, rho, want, q=None):
         etD = torch.where(swap, H >= 0, H <= 0)
         etM = H <= 0
         pc["etype"] = torch.cat([etD, etM])
-        phi_a2 = nm.pdf(a2)
+        phi_a2 = nm.pdf(a2, shift)
         # ell = a1 - r a2 at the far ends (r = rho for D, base for M); >= 0 on plateaus
         if q is None:
             lh, ll = _two_prod(rho, a2)
@@ -544,7 +566,7 @@ def _core(a1, a2, rho, want, q=None):
         b1_rho = ell_rho / qr
         F_rho_neg = exp_r * nm.mills_ratio(torch.clamp(-b1_rho, min=0.0)) * _INV_2PI
         F_rho = torch.where(b1_rho <= 0, F_rho_neg, phi_a2 * nm.cdf(b1_rho))
-        F_0 = phi_a2 * nm.cdf(a1)
+        F_0 = nm.pdf(a2, S2) * nm.cdf(a1, S1)
         s12 = a1 + a2
         F_m1 = torch.where(s12 > 0, phi_a2, torch.where(s12 == 0, 0.5 * phi_a2, zero))
         F_base = torch.where(pos, F_0, F_m1)
@@ -586,26 +608,27 @@ def _core(a1, a2, rho, want, q=None):
         return res
 
     if "P" in want:
-        base = based(lambda i: nm.cdf(a1[i]) * nm.cdf(a2[i]),
-                     lambda A, B, i: nm.interval_prob(A, B))
+        base = based(lambda i: nm.cdf(a1[i], sub(S1, i)) * nm.cdf(a2[i], sub(S2, i)),
+                     lambda A, B, i: nm.interval_prob(A, B, shift=sub(shift, i)))
         out["P"] = base + comb("P")
     if "M" in want:
         base = based(
-            lambda i: nm.partial_moment1(a1[i]) * nm.partial_moment1(a2[i])
-            + rho[i] * nm.cdf(a1[i]) * nm.cdf(a2[i]),
-            lambda A, B, i: nm.interval_moment(A, B, 1, 1) + opr[i] * nm.interval_prob(A, B),
+            lambda i: nm.partial_moment1(a1[i], sub(S1, i)) * nm.partial_moment1(a2[i], sub(S2, i))
+            + rho[i] * nm.cdf(a1[i], sub(S1, i)) * nm.cdf(a2[i], sub(S2, i)),
+            lambda A, B, i: nm.interval_moment(A, B, 1, 1, sub(shift, i))
+            + opr[i] * nm.interval_prob(A, B, shift=sub(shift, i)),
         )
         out["M"] = base + comb("M")
     if "N1" in want:
-        base = based(lambda i: nm.partial_moment1(a1[i]) * nm.cdf(a2[i]),
-                     lambda A, B, i: nm.interval_moment(A, B, 1, 0))
+        base = based(lambda i: nm.partial_moment1(a1[i], sub(S1, i)) * nm.cdf(a2[i], sub(S2, i)),
+                     lambda A, B, i: nm.interval_moment(A, B, 1, 0, sub(shift, i)))
         bD = drD * torch.where(etD, F_rho, F_startD)
         bM = drM * torch.where(etM, F_base, F_startM)
         bnd = torch.where(exD, bD, zero) + torch.where(exM, bM, zero)
         out["N1"] = base + bnd + comb("N1")
     if "M11" in want:
-        base = based(lambda i: nm.partial_moment2(a1[i]) * nm.cdf(a2[i]),
-                     lambda A, B, i: nm.interval_moment(A, B, 2, 0))
+        base = based(lambda i: nm.partial_moment2(a1[i], sub(S1, i)) * nm.cdf(a2[i], sub(S2, i)),
+                     lambda A, B, i: nm.interval_moment(A, B, 2, 0, sub(shift, i)))
         bD = drD * (ell_startD + ell_rho.abs()) * F_startD
         bM = drM * (ell_startM + ell_base.abs()) * F_startM
         bnd = torch.where(exD & ~etD, bD, zero) + torch.where(exM & ~etM, bM, zero)

@@ -29,29 +29,29 @@ sensitivity of M to the rounding of a = 1^T u/(kappa ||u||), ~a^2 in the lower t
 the standardised width in a narrow antiparallel wedge (that rounding is not corrected); u, v
 are used through their directions only (``_binary_scaled``).
 
-Where the scaled kernels' relative promise ends: ``relu_moment1`` = s g1(mu/s), ``relu_moment2`` =
-s1 s2 M and ``orthant_first`` = s1 N1 take the standardised moments g1, M(a1, a2; rho), N1 (from
-``numerics.core.bvn``) as float64 numbers, so where one of them, or an intermediate of a Stein
-branch (a_i > 39: mu_i times a one-dimensional moment of the other variable), is below the
-smallest normal float64 (2.2e-308) it carries only a subnormal's absolute precision, while the
-scaled value may be a normal number.  Each such intermediate is off by a few units of the
-subnormal grid times the coefficient that multiplies it, a product of 1, |mu_i| and s_i, so the
-promise there is absolute:
+Below the normal range, with the binary exponent apart: ``relu_moment1`` = s g1(mu/s),
+``relu_moment2`` = s1 s2 M and ``orthant_first`` = s1 N1 multiply standardised moments g1,
+M(a1, a2; rho), N1 (from ``numerics.core.bvn``) by coefficients, products of |mu_i| and s_i, that
+can be as large as 1e300, so the value can be a normal number while the standardised moment (or an
+intermediate of a Stein branch, a_i > 39: mu_i times a one-dimensional moment of the other variable)
+is below the smallest normal float64, 2.2e-308, where it would carry only a subnormal's absolute
+precision (relu_moment2(-38, 1e13, 1, 1e13, 0) = 8.2145123503e-305 came out 8.2145132914e-305,
+1.1e-7 off, before this).  Such rows -- standardised value q0 below 2^-960 (``_DEEP``) -- are
+recomputed with every Gaussian factor scaled by 2^S inside its exponential (keyword ``shift`` of
+``numerics.core.normal`` and ``bvn.orthant_moments``; the two factors of a product share S in
+proportion to their exponents), S chosen to put q0 near 2^-900 (at most 1000, so values down to
+2^-2022 are normal), and the result is scaled back by 2^-S exactly (``_exponent_apart``).  The
+contract is therefore relative wherever the value is a normal float64:
 
-    |E - E_exact| <= 1e-13 |E_exact| + 16 (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074   (relu_moment2),
-    |E - E_exact| <= 1e-13 |E_exact| + 16 (1 + |mu1| + s1) 2^-1074                   (orthant_first),
-    |E - E_exact| <= 1e-13 |E_exact| + 16 (1 + |mu| + s) 2^-1074                     (relu_moment1),
+    |E - E_exact| <= 1e-13 |E_exact| + 2 * 2^-1074
 
-and relative (1e-13) wherever those intermediates are normal.  The factor 16 covers the handful
-of subnormal operations in a chain (Hypothesis, targeting the ratio under the deep profile, reached
-6.4 units of (1 + |mu1| + s1) 2^-1074 for orthant_first at a1 = 0, a2 = -38, rho = 1; 600 random
-points per kernel with a_j in [-60, -36.5], a_i in [-2, 300], s in [1e-3, 1e3], rho in [-1, 1]
-stayed within 0.6 units; 2026-12-02).  The earlier one-unit form s1 s2 2^-1074 failed by up to
-3.4e4 units in the Stein branch and at s < 1, and by 1.1 units at s1 = 1, s2 = 10 with M from
-``bvn`` (a = -26.79).  Examples: a1 = a2 = -26.7, rho = 0, s = 1e6 gives 7.7258176e-305, 1.1e-8
-relative; a1 = a2 = -37, rho = 1/2, s = 1e100 gives 0 for an exact 2.1e-203.  Relative accuracy
-there needs the moments from ``bvn`` with their binary exponent apart
-(verify/masking/test_s4_gaussian_property.py pins both sides and the bound).
+for relu_moment1, relu_square_moment, relu_proxy, relu_moment2 and orthant_first on their whole
+domains (the absolute term: the rounding of the last products into the subnormal grid, where the
+value itself is subnormal).  A
+constraint dropped as inactive in a recomputed row must be at a_i > 56 (``_INACTIVE_DEEP``:
+P(Y > 56) = 2^-2270 is negligible against any such value; 39 would cost 2e-12 at a2 = -38.3,
+rho = -1).  verify/masking/test_s4_gaussian_property.py pins both sides of the boundary and fuzzes
+the deep tails against the mpmath references.
 """
 from __future__ import annotations
 
@@ -69,6 +69,39 @@ from .arrays import CORRELATION, EXTENDED_REAL, NONNEG, REAL, check_finite_resul
 #: came out 6e-13 off, orthant_first(38.05, -37.45, 1, 1, -1) = 1.7e-307 6.5e-12 off, and
 #: relu_moment2(39, -38.328125, 1, 1, -1) negative (-8e-323), the Stein branch's two terms cancelling
 _INACTIVE = 39.0
+#: The same for the rows recomputed with the exponent apart (``_exponent_apart``), whose standardised
+#: values go down to 2^-2022: P(Y > 56) = 2^-2270 is below 1e-16 of each of them.
+_INACTIVE_DEEP = 56.0
+#: A standardised moment below this is recomputed with its binary exponent apart (``_exponent_apart``);
+#: above it the subnormal parts of a sum are < 2^-60 of it.
+_DEEP = 2.0**-960
+#: The recomputation puts a standardised value near 2^-900 (2^S with S <= _SHIFT_MAX: then any value
+#: down to 2^-2022 is normal, every Gaussian factor stays below 2^1000 and the coefficients s_i, mu_i
+#: multiply a value <= 2^100 without overflow).
+_TARGET, _SHIFT_MAX = -900.0, 1000.0
+
+
+def _inactive(shift) -> float:
+    return _INACTIVE if shift is None else _INACTIVE_DEEP
+
+
+def _exponent_apart(kernel, args, out, q0):
+    """Recompute the rows whose standardised intermediate q0 (M, N1 or g1: the value s1 s2 M, s1 N1,
+    s g1 divided by its coefficients) is below _DEEP, with every Gaussian factor scaled by 2^S
+    (``kernel(*args, shift=S)``, S = _TARGET - log2 q0, or _SHIFT_MAX where q0 underflowed), and
+    scale the result back by 2^-S exactly (``ldexp_exact``, one rounding where it is subnormal).
+
+    Without it such a value carries only a subnormal's absolute precision while s1 s2 M may be a
+    normal number: relu_moment2(-38, 1e13, 1, 1e13, 0) = 8.2145123503e-305 came out 8.2145132914e-305."""
+    deep = (q0 < _DEEP).reshape(-1)
+    if not bool(deep.any()):
+        return out
+    idx = deep.nonzero().squeeze(-1)
+    q = q0.reshape(-1)[idx]
+    lg = torch.log2(torch.where(q > 0, q, torch.ones_like(q)))
+    S = torch.where(q > 0, torch.clamp(torch.floor(_TARGET - lg), 0.0, _SHIFT_MAX), torch.full_like(q, _SHIFT_MAX))
+    val = kernel(*(a.expand(out.shape).reshape(-1)[idx] for a in args), shift=S)[0]
+    return out.reshape(-1).index_copy(0, idx, ldexp_exact(val, -S)).reshape(out.shape)
 
 
 def _standardise(mu: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
@@ -102,11 +135,11 @@ def _finite(x: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isfinite(x), x, torch.zeros_like(x))
 
 
-def _g1(a: torch.Tensor) -> torch.Tensor:
-    """E[(a + X)_+] = a Phi(a) + varphi(a) for every real a, including a = +-inf."""
+def _g1(a: torch.Tensor, shift=None) -> torch.Tensor:
+    """E[(a + X)_+] = a Phi(a) + varphi(a) for every real a, including a = +-inf (times 2^shift)."""
     af = _finite(a)
-    lower = normal.partial_moment1(torch.minimum(af, torch.zeros_like(af)))
-    upper = af + normal.partial_moment1(-torch.maximum(af, torch.zeros_like(af)))
+    lower = normal.partial_moment1(torch.minimum(af, torch.zeros_like(af)), shift)
+    upper = normal.scale2(af, shift) + normal.partial_moment1(-torch.maximum(af, torch.zeros_like(af)), shift)
     out = torch.where(af <= 0, lower, upper)
     return torch.where(a == -float("inf"), torch.zeros_like(a), out)
 
@@ -128,26 +161,34 @@ def relu_moment1(mu, s):
     Computed as s * g1(mu/s) for mu <= 0 (tail-stable g1) and mu + s * g1(-mu/s) for
     mu > 0; at s = 0 it is ReLU(mu) exactly.
 
-    Accuracy: 1e-13 relative where g1(mu/s) is a normal float64 (mu/s above about -37.5); below,
-    g1 carries a subnormal's absolute precision and the error is <= 1e-13 |E| + 16 (1 + |mu| + s)
-    2^-1074 (module docstring; measured at most 0.021 units of (1 + |mu| + s) 2^-1074 on 300 random
-    points with mu/s in [-60, -36.5], s in [1e-3, 1e30]; relu_moment1(-3.8e25, 1e24) =
-    7.5827515e-294 is 6.5e-7 relative off).
+    Accuracy: 1e-13 relative wherever the value is a normal float64, g1(mu/s) below the normal
+    range included (recomputed with its binary exponent apart, module docstring; relu_moment1(-3.8e25,
+    1e24) = 7.5827518145e-294 was 6.5e-7 off before that); + 2 * 2^-1074 where the value is subnormal.
     """
     (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
-    return back(check_finite_result("relu_moment1", _relu1(mu, s, _standardise(mu, s))))
+    a = _standardise(mu, s)
+    out = _exponent_apart(_relu1_shifted, (mu, s, a), _relu1(mu, s, a), torch.where(s > 0, _g1(a), torch.ones_like(a)))
+    return back(check_finite_result("relu_moment1", out))
 
 
-def _relu1(mu, s, a):
-    """relu_moment1 at a = _standardise(mu, s), with the rounding of a corrected (g1' = Phi)."""
+def _relu1(mu, s, a, shift=None, coef=None):
+    """relu_moment1 at a = _standardise(mu, s), with the rounding of a corrected (g1' = Phi);
+    times 2^shift, and times ``coef`` (a Stein branch's mu_i) formed as (coef s) g1: coef (s g1)
+    would let s g1 underflow where the product is normal (s = 7.6e-86, g1 = 1e-293, coef = 4.6e104)."""
     delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
-    return torch.where(s > 0, s * (_g1(a) + normal.cdf(_finite(a)) * delta), torch.clamp(mu, min=0.0))
+    c = torch.ones_like(s) if coef is None else coef
+    return torch.where(s > 0, (c * s) * (_g1(a, shift) + normal.cdf(_finite(a), shift) * delta),
+                       c * normal.scale2(torch.clamp(mu, min=0.0), shift))
 
 
-def _cdf_corrected(a, mu, s):
-    """Phi(a) at a = _standardise(mu, s), with the rounding of a corrected (Phi' = varphi)."""
+def _relu1_shifted(mu, s, a, shift):
+    return (_relu1(mu, s, a, shift),)
+
+
+def _cdf_corrected(a, mu, s, shift=None):
+    """Phi(a) at a = _standardise(mu, s), with the rounding of a corrected (Phi' = varphi); times 2^shift."""
     fa = _finite(a)
-    return normal.cdf(fa) + normal.pdf(fa) * _rounding(a, mu, s)
+    return normal.cdf(fa, shift) + normal.pdf(fa, shift) * _rounding(a, mu, s)
 
 
 def relu_square_moment(mu, s):
@@ -157,22 +198,37 @@ def relu_square_moment(mu, s):
     mu^2 + s^2 - s^2 g2(-mu/s) so nothing cancels.  At s = 0: ReLU(mu)^2.
     """
     (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
+    out = _exponent_apart(_square_moment, (mu, s), *_square_moment(mu, s))
+    return back(check_finite_result("relu_square_moment", out))
+
+
+def _square_moment(mu, s, shift=None):
+    """(relu_square_moment, g2(-|a|) where mu <= 0), both times 2^shift (g2 decides which rows
+    ``_exponent_apart`` recomputes; for mu > 0 the value exceeds mu^2 and is never recomputed)."""
     a = _finite(_standardise(mu, s))
     delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
     neg = -a.abs()
-    tail = s**2 * (normal.partial_moment2(neg) + 2 * normal.partial_moment1(neg) * delta)
-    out = torch.where(mu <= 0, tail, mu**2 + s**2 - tail)
-    out = torch.where(s > 0, out, torch.clamp(mu, min=0.0) ** 2)
-    return back(check_finite_result("relu_square_moment", out))
+    g2 = normal.partial_moment2(neg, shift)
+    tail = s**2 * (g2 + 2 * normal.partial_moment1(neg, shift) * delta)
+    out = torch.where(mu <= 0, tail, normal.scale2(mu**2 + s**2, shift) - tail)
+    out = torch.where(s > 0, out, normal.scale2(torch.clamp(mu, min=0.0) ** 2, shift))
+    return out, torch.where((mu <= 0) & (s > 0), g2, torch.ones_like(g2))
 
 
 def relu_proxy(mu, s):
     """The paper's proxy sigma_hat = mu Phi(mu/s) (Theorem 4.2); at s = 0, ReLU(mu)."""
     (mu, s), back = prepare({"mu": (mu, REAL), "s": (s, NONNEG)})
+    out = _exponent_apart(_proxy, (mu, s), *_proxy(mu, s))
+    return back(check_finite_result("relu_proxy", out))
+
+
+def _proxy(mu, s, shift=None):
+    """(relu_proxy, Phi(a)), both times 2^shift (Phi(a) decides which rows ``_exponent_apart`` recomputes)."""
     a = _finite(_standardise(mu, s))
     delta = torch.where(a < 0, _rounding(a, mu, s), torch.zeros_like(a))
-    out = torch.where(s > 0, mu * (normal.cdf(a) + normal.pdf(a) * delta), torch.clamp(mu, min=0.0))
-    return back(check_finite_result("relu_proxy", out))
+    P = normal.cdf(a, shift)
+    out = torch.where(s > 0, mu * (P + normal.pdf(a, shift) * delta), normal.scale2(torch.clamp(mu, min=0.0), shift))
+    return out, torch.where(s > 0, P, torch.ones_like(P))
 
 
 def _bivariate_args(mu1, mu2, s1, s2, rho):
@@ -180,25 +236,42 @@ def _bivariate_args(mu1, mu2, s1, s2, rho):
                     "s2": (s2, NONNEG), "rho": (rho, CORRELATION)})
 
 
-def _cond_cdf(x, y, rho, q):
+def _pdf_times(x, y, rho, q, conditional, shift):
+    """varphi(x) times a conditional function of Y given X = x at (y - rho x)/q (``_cond_cdf``,
+    ``_cond_g1``), times 2^shift: both factors can be far below the normal range (varphi(1)
+    Phi(-46.8) at x = 1, y = -45, rho = -0.3), so the shift is shared between them in proportion to
+    their exponents x^2/2 and min(b, 0)^2/2 (as ``bvn_general._core`` shares it in its products)."""
+    if shift is None:
+        return normal.pdf(x) * conditional(x, y, rho, q)
+    b = (y - rho * x) / torch.where(q > 0, q, torch.ones_like(q))
+    ex, eb = x * x, torch.where(q > 0, torch.clamp(b, max=0.0) ** 2, torch.zeros_like(b))
+    tot = ex + eb
+    sx = torch.floor(shift * torch.where(tot > 0, ex / torch.where(tot > 0, tot, torch.ones_like(tot)), 0.5))
+    return normal.pdf(x, sx) * conditional(x, y, rho, q, shift - sx)
+
+
+def _cond_cdf(x, y, rho, q, shift=None):
     """P(Y <= y | X = x) = Phi((y - rho x)/q) for a standard pair (X, Y).  At q = 0 its limit
     q -> 0+: 1, 1/2, 0 as y - rho x is >, =, < 0 (the tie matters: at rho = 1, a1 = a2 the
-    two one-sided derivatives of Phi(min(a1, a2)) must add up to varphi(a), not twice it)."""
+    two one-sided derivatives of Phi(min(a1, a2)) must add up to varphi(a), not twice it).
+    Times 2^shift."""
     r = y - rho * x
     step = (r > 0).to(r.dtype) + 0.5 * (r == 0).to(r.dtype)
-    return torch.where(q > 0, normal.cdf(r / torch.where(q > 0, q, torch.ones_like(q))), step)
+    return torch.where(q > 0, normal.cdf(r / torch.where(q > 0, q, torch.ones_like(q)), shift),
+                       normal.scale2(step, shift))
 
 
-def _cond_g1(x, y, rho, q):
-    """E[(y - Y)_+ | X = x] = q g1((y - rho x)/q); q = 0: (y - rho x)_+."""
+def _cond_g1(x, y, rho, q, shift=None):
+    """E[(y - Y)_+ | X = x] = q g1((y - rho x)/q); q = 0: (y - rho x)_+.  Times 2^shift."""
     r = y - rho * x
     qs = torch.where(q > 0, q, torch.ones_like(q))
-    return torch.where(q > 0, qs * _g1(r / qs), torch.clamp(r, min=0.0))
+    return torch.where(q > 0, qs * _g1(r / qs, shift), normal.scale2(torch.clamp(r, min=0.0), shift))
 
 
-def _orthant(mu1, mu2, s1, s2, rho):
+def _orthant(mu1, mu2, s1, s2, rho, shift=None):
     """Standardised orthant quantities at a_i = mu_i/s_i, clamped to the active range:
-    P = Phi_2(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}], M = E[(a1 - Y1)_+ (a2 - Y2)_+].
+    P = Phi_2(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}], M = E[(a1 - Y1)_+ (a2 - Y2)_+]
+    (each times 2^shift: ``bvn.orthant_moments``).
 
     Each is corrected to first order for the rounding delta_i of a_i = fl(mu_i/s_i)
     (``_rounding``), with dP/da1 = varphi(a1) Phi(b2), dN1/da1 = P,
@@ -207,21 +280,23 @@ def _orthant(mu1, mu2, s1, s2, rho):
     tails it cancels to ~a^2 eps relative, harmless in a term of relative size ~a^2 eps.
     """
     a1, a2 = _standardise(mu1, s1), _standardise(mu2, s2)
-    c1, c2 = (torch.clamp(_finite(a), max=_INACTIVE) for a in (a1, a2))
-    d1, d2 = (torch.where(a > _INACTIVE, torch.zeros_like(a), _rounding(a, mu, sd))
+    top = _inactive(shift)
+    c1, c2 = (torch.clamp(_finite(a), max=top) for a in (a1, a2))
+    d1, d2 = (torch.where(a > top, torch.zeros_like(a), _rounding(a, mu, sd))
               for a, mu, sd in ((a1, mu1, s1), (a2, mu2, s2)))
-    m = bvn.orthant_moments(c1, c2, rho)
+    m = bvn.orthant_moments(c1, c2, rho, shift=shift, want=("P", "N1", "M"))
     P, N1, M = m["P"], m["N1"], m["M"]
     q = torch.sqrt((1 - rho) * (1 + rho))
-    F1 = normal.pdf(c1) * _cond_cdf(c1, c2, rho, q)
-    F2 = normal.pdf(c2) * _cond_cdf(c2, c1, rho, q)
+    F1 = _pdf_times(c1, c2, rho, q, _cond_cdf, shift)
+    F2 = _pdf_times(c2, c1, rho, q, _cond_cdf, shift)
     N2 = c2 * P + F2 + rho * F1
-    G2 = normal.pdf(c2) * _cond_g1(c2, c1, rho, q)
+    G2 = _pdf_times(c2, c1, rho, q, _cond_g1, shift)
     P_corr = P + F1 * d1 + F2 * d2
     # rho = 1: P = Phi(min(a1, a2)) has a kink on a1 = a2, where no linear correction is
     # right; take the smaller of the corrected arguments instead (M and N1 are C^1 there)
     first = (c1 - c2) + (d1 - d2) <= 0
-    P_kink = torch.where(first, normal.cdf(c1) + normal.pdf(c1) * d1, normal.cdf(c2) + normal.pdf(c2) * d2)
+    P_kink = torch.where(first, normal.cdf(c1, shift) + normal.pdf(c1, shift) * d1,
+                         normal.cdf(c2, shift) + normal.pdf(c2, shift) * d2)
     P_corr = torch.where((q == 0) & (rho > 0), P_kink, P_corr)
     N1_corr, M_corr = N1 + P * d1 + G2 * d2, M + N2 * d1 + N1 * d2
     # rho = -1: the moments are integrals over -a2 <= y <= a1, of width w = a1 + a2, and vanish
@@ -229,26 +304,26 @@ def _orthant(mu1, mu2, s1, s2, rho):
     # fail (a width of 8e-16 at a1 = 10 gave relu_moment2 = -6.5e-57 for the true 7.4e-72)
     anti = (q == 0) & (rho < 0)
     if bool(anti.any()):
-        P_a, N1_a, M_a = _narrow_interval(c1, c2, d1, d2)
+        P_a, N1_a, M_a = _narrow_interval(c1, c2, d1, d2, shift)
         narrow = anti & ((c1 + c2) + (d1 + d2) <= 1.0 / (1.0 + c2.abs()))
         P_corr, N1_corr, M_corr = (torch.where(narrow, x, y) for x, y in
                                    ((P_a, P_corr), (N1_a, N1_corr), (M_a, M_corr)))
     return a1, a2, P_corr, N1_corr, M_corr
 
 
-def _narrow_interval(c1, c2, d1, d2):
+def _narrow_interval(c1, c2, d1, d2, shift=None):
     """P, N1, M at rho = -1 for a narrow interval: Y1 in [A, B] with A = -(c2 + d2),
     B = c1 + d1 (the d_i the roundings of a_i, ``_rounding``), width w = (c1 + c2) + (d1 + d2)
     (exact where it is small: c1 + c2 then cancels exactly).  With y = A + t,
     int_A^B (B - y)^m (y - A)^n varphi(y) dy = varphi(-c2) w^(m+n+1) int_0^1 (1 - x)^m x^n
     exp(c2 t - t^2/2) dx, t = w x - d2: a 12-node Gauss-Legendre rule, exact to rounding for
-    w (1 + |c2|) <= 1.  w <= 0 (the interval is empty): all three vanish.
+    w (1 + |c2|) <= 1.  w <= 0 (the interval is empty): all three vanish.  Times 2^shift.
     """
     xg, wg = normal.gauss_legendre(12, c1.device, c1.dtype)
     x, om = 0.5 * (1.0 + xg), 0.5 * wg
     w = torch.clamp((c1 + c2) + (d1 + d2), min=0.0)[..., None]
     t = w * x - d2[..., None]
-    f = om * torch.exp(c2[..., None] * t - 0.5 * t * t) * normal.pdf(-c2)[..., None]
+    f = om * torch.exp(c2[..., None] * t - 0.5 * t * t) * normal.pdf(-c2, shift)[..., None]
     return (w[..., 0] * f.sum(-1), w[..., 0] ** 2 * (f * (1.0 - x)).sum(-1),
             w[..., 0] ** 3 * (f * (1.0 - x) * x).sum(-1))
 
@@ -266,36 +341,40 @@ def orthant_prob(mu1, mu2, s1, s2, rho):
     return back(check_finite_result("orthant_prob", out))
 
 
-def _orthant_first(mu1, mu2, s1, s2, rho):
-    """E[z1 1{z1 >= 0, z2 >= 0}] = s1 N1(a1, a2; rho), N1 = E[(a1 - Y1) 1{Y <= a}].
+def _orthant_first(mu1, mu2, s1, s2, rho, shift=None):
+    """(E[z1 1{z1 >= 0, z2 >= 0}] = s1 N1(a1, a2; rho), N1), N1 = E[(a1 - Y1) 1{Y <= a}], both
+    times 2^shift (N1 decides which rows ``_exponent_apart`` recomputes).
 
     Degenerate/inactive branches, by Stein's identity E[Y1 h(Y2)] = rho E[h'(Y2)]:
     constraint 1 inactive (a1 > 39 or s1 = 0, mu1 >= 0): mu1 Phi(a2) + rho s1 varphi(a2);
     constraint 2 inactive (a2 > 39 or s2 = 0, mu2 >= 0): relu_moment1(mu1, s1);
     z1 or z2 surely negative (a_i = -inf): 0.
     """
-    a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho)
+    a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho, shift)
     f2 = _finite(a2)
-    free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
+    free1, free2 = a1 > _inactive(shift), a2 > _inactive(shift)
     # with the rounding of the active a corrected (Phi' = varphi, varphi' = -a varphi)
-    only2 = mu1 * _cdf_corrected(a2, mu2, s2) + rho * s1 * normal.pdf(f2) * (1 - f2 * _rounding(a2, mu2, s2))
-    only1 = _relu1(mu1, s1, a1)
+    only2 = (mu1 * _cdf_corrected(a2, mu2, s2, shift)
+             + rho * s1 * normal.pdf(f2, shift) * (1 - f2 * _rounding(a2, mu2, s2)))
+    only1 = _relu1(mu1, s1, a1, shift)
     out = torch.where(free1, only2, s1 * N1)
     out = torch.where(free2, only1, out)
-    out = torch.where(free1 & free2, mu1, out)
+    out = torch.where(free1 & free2, normal.scale2(mu1, shift), out)
     dead = (a1 == -float("inf")) | (a2 == -float("inf"))
     # z1 >= 0 on the event, so E >= 0: a negative value is the rounding of subnormal terms that
     # cancel (orthant_first(40, -38.5, 1, 1, -1) gave -5.4e-323, exactly 2.1e-324)
-    return torch.where(dead, torch.zeros_like(out), out.clamp_min(0.0))
+    return torch.where(dead, torch.zeros_like(out), out.clamp_min(0.0)), N1
 
 
 def orthant_first(mu1, mu2, s1, s2, rho):
     """E[z1 1{z1 >= 0, z2 >= 0}] (Rosenbaum 1961): mu1 P + s1 (varphi(a1) Phi(b2) + rho varphi(a2) Phi(b1)).
 
-    Accuracy: 1e-13 relative where N1 and the branch's terms are normal; below, <= 1e-13 |E| +
-    16 (1 + |mu1| + s1) 2^-1074 (module docstring).  Never negative."""
+    Accuracy: 1e-13 relative wherever the value is a normal float64, N1 below the normal range
+    included (module docstring, "Below the normal range"); + 2 * 2^-1074 where the value is
+    subnormal.  Never negative."""
     args, back = _bivariate_args(mu1, mu2, s1, s2, rho)
-    return back(check_finite_result("orthant_first", _orthant_first(*args)))
+    out = _exponent_apart(_orthant_first, args, *_orthant_first(*args))
+    return back(check_finite_result("orthant_first", out))
 
 
 def relu_moment2(mu1, mu2, s1, s2, rho):
@@ -306,22 +385,27 @@ def relu_moment2(mu1, mu2, s1, s2, rho):
     inactive (a1 > 39, or s1 = 0 with mu1 >= 0), E[Y1 h(Y2)] = rho E[h'(Y2)] gives
     mu1 relu_moment1(mu2, s2) + rho s1 s2 Phi(a2), and symmetrically.
 
-    Accuracy: 1e-13 relative where M >= 2.2e-308 (the smallest normal float64) and the branch's
-    terms are normal; below, <= 1e-13 |E_1| + 16 (1 + |mu1| + s1)(1 + |mu2| + s2) 2^-1074 however
-    large s1 s2 M is (module docstring, "Where the scaled kernels' relative promise ends").
+    Accuracy: 1e-13 relative wherever the value is a normal float64, however small M is (rows with
+    M < 2^-960 are recomputed with the binary exponent apart: module docstring, "Below the normal
+    range"); + 2 * 2^-1074 where the value is subnormal.
     """
-    (mu1, mu2, s1, s2, rho), back = _bivariate_args(mu1, mu2, s1, s2, rho)
-    a1, a2, _, _, M = _orthant(mu1, mu2, s1, s2, rho)
-    free1, free2 = a1 > _INACTIVE, a2 > _INACTIVE
+    args, back = _bivariate_args(mu1, mu2, s1, s2, rho)
+    out = _exponent_apart(_relu_moment2, args, *_relu_moment2(*args))
+    return back(check_finite_result("relu_moment2", out))
+
+
+def _relu_moment2(mu1, mu2, s1, s2, rho, shift=None):
+    """(relu_moment2, M), both times 2^shift (M decides which rows ``_exponent_apart`` recomputes)."""
+    a1, a2, _, _, M = _orthant(mu1, mu2, s1, s2, rho, shift)
+    free1, free2 = a1 > _inactive(shift), a2 > _inactive(shift)
     # the free branches keep the rounding correction of the active a (as relu_moment1 does)
-    only2 = mu1 * _relu1(mu2, s2, a2) + rho * s1 * s2 * _cdf_corrected(a2, mu2, s2)
-    only1 = mu2 * _relu1(mu1, s1, a1) + rho * s1 * s2 * _cdf_corrected(a1, mu1, s1)
+    only2 = _relu1(mu2, s2, a2, shift, coef=mu1) + rho * s1 * s2 * _cdf_corrected(a2, mu2, s2, shift)
+    only1 = _relu1(mu1, s1, a1, shift, coef=mu2) + rho * s1 * s2 * _cdf_corrected(a1, mu1, s1, shift)
     out = torch.where(free1, only2, s1 * s2 * M)
     out = torch.where(free2 & ~free1, only1, out)
-    out = torch.where(free1 & free2, mu1 * mu2 + rho * s1 * s2, out)
+    out = torch.where(free1 & free2, normal.scale2(mu1 * mu2 + rho * s1 * s2, shift), out)
     dead = (a1 == -float("inf")) | (a2 == -float("inf"))
-    out = torch.where(dead, torch.zeros_like(out), out)
-    return back(check_finite_result("relu_moment2", out))
+    return torch.where(dead, torch.zeros_like(out), out), M
 
 
 def _mask_args(spec: dict):

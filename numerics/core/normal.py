@@ -16,6 +16,14 @@ Accuracy notes (measured against mpmath at 40 digits, see ``tests/test_bvn_kerne
   as ``phi(a) * G_j(-a)`` for a < 0, where the scaled tails ``G_j`` come from the
   Laplace continued fraction of the Mills ratio for x > 4 (no cancellation) and from
   the erfcx formula below (cancellation bounded by a factor x^2 <= 16).
+
+Binary exponent apart (keyword ``shift``): the functions whose value carries the Gaussian
+factor exp(-x^2/2) -- ``exp_half_sq``, ``pdf``, ``cdf``, the partial and interval moments --
+take an optional tensor ``shift`` of integers S (broadcastable, 0 <= S <= 1000) and return
+value * 2^S, the power applied inside the exponential (exp(-x^2/2 + S ln 2), ln 2 in two parts,
+Cody-Waite) so that a value far below the smallest normal float64 keeps its relative accuracy
+(``numerics.core.closed_form``'s scaled kernels, whose results s^k g can be normal while g is
+not).  ``shift=None`` is the plain value, computed exactly as before.
 """
 from __future__ import annotations
 
@@ -23,6 +31,8 @@ import math
 
 import numpy as np
 import torch
+
+from .ddarith import two_sum
 
 __all__ = [
     "pdf",
@@ -44,6 +54,13 @@ INV_SQRT2 = 1.0 / math.sqrt(2.0)
 
 #: Beyond |x| = 40, exp(-x^2/2) = exp(-800) underflows to 0 in float64.
 _CLAMP = 40.0
+#: With a binary shift S <= 1000 the Gaussian factor underflows only beyond |x| = 54
+#: (exp(-x^2/2 + 1000 ln 2) < 2^-1075): the clamp moves out to 60.
+_CLAMP_SHIFTED = 60.0
+#: ln 2 = _LN2_HI + _LN2_LO with _LN2_HI of 32 significant bits, so S * _LN2_HI is exact for
+#: |S| < 2^21 (Cody and Waite's reduction; the values of fdlibm's ln2_hi/ln2_lo).
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
 #: Backward continued fraction: depth 128 gives < 2e-16 for x >= 2 (measured); below
 #: 2 the erfcx formulas lose at most a factor ~20 to cancellation.
 _CF_DEPTH = 128
@@ -116,19 +133,35 @@ def _split(x: torch.Tensor):
     return hi, x - hi
 
 
-def exp_half_sq(x: torch.Tensor) -> torch.Tensor:
+def exp_half_sq(x: torch.Tensor, shift=None) -> torch.Tensor:
     """exp(-x^2/2) with x^2 formed exactly (hi*hi + 2*hi*lo + lo*lo), so that the
-    rounding of x^2 (worth ~x^2 ulps of the result) does not occur."""
-    xc = x.clamp(-_CLAMP, _CLAMP)
+    rounding of x^2 (worth ~x^2 ulps of the result) does not occur.
+
+    ``shift`` S (integers, 0 <= S <= 1000): exp(-x^2/2) 2^S = exp(t) exp(tau) with
+    t + tau = -hi^2/2 + S ln2_hi exactly (``two_sum``; S ln2_hi is exact) and
+    tau absorbing -(2 hi lo + lo^2)/2 + S ln2_lo: relative error a few ulps at any S."""
+    if shift is None:
+        xc = x.clamp(-_CLAMP, _CLAMP)
+        hi, lo = _split(xc)
+        big = hi * hi
+        small = (2.0 * hi) * lo + lo * lo
+        return torch.exp(-0.5 * big) * torch.exp(-0.5 * small)
+    xc = x.clamp(-_CLAMP_SHIFTED, _CLAMP_SHIFTED)
     hi, lo = _split(xc)
-    big = hi * hi
     small = (2.0 * hi) * lo + lo * lo
-    return torch.exp(-0.5 * big) * torch.exp(-0.5 * small)
+    t, tau = two_sum(-0.5 * (hi * hi), shift * _LN2_HI)
+    return torch.exp(t) * torch.exp(tau + (shift * _LN2_LO - 0.5 * small))
 
 
-def pdf(x: torch.Tensor) -> torch.Tensor:
-    """phi(x) = exp(-x^2/2)/sqrt(2 pi); relative error ~2 ulp for all x (0 below underflow)."""
-    return INV_SQRT_2PI * exp_half_sq(x)
+def scale2(x: torch.Tensor, shift) -> torch.Tensor:
+    """x 2^shift (exact; ``shift=None``: x itself) -- the factors free of exp(-x^2/2)."""
+    return x if shift is None else torch.ldexp(x, shift)
+
+
+def pdf(x: torch.Tensor, shift=None) -> torch.Tensor:
+    """phi(x) = exp(-x^2/2)/sqrt(2 pi); relative error ~2 ulp for all x (0 below underflow);
+    times 2^shift (``exp_half_sq``)."""
+    return INV_SQRT_2PI * exp_half_sq(x, shift)
 
 
 def mills_ratio(x: torch.Tensor) -> torch.Tensor:
@@ -136,14 +169,14 @@ def mills_ratio(x: torch.Tensor) -> torch.Tensor:
     return SQRT_HALF_PI * torch.special.erfcx(x * INV_SQRT2)
 
 
-def cdf(x: torch.Tensor) -> torch.Tensor:
+def cdf(x: torch.Tensor, shift=None) -> torch.Tensor:
     """Phi(x).  For x < 0: erfcx(-x/sqrt2) exp(-x^2/2)/2 (relative error < 1e-15 down to
-    the float64 underflow near x = -37.5); for x >= 0: 1 - Phic(x)."""
+    the float64 underflow near x = -37.5); for x >= 0: 1 - Phic(x).  Times 2^shift."""
     neg = torch.minimum(x, torch.zeros((), dtype=x.dtype, device=x.device))
-    lower = 0.5 * torch.special.erfcx(-neg * INV_SQRT2) * exp_half_sq(neg)
+    lower = 0.5 * torch.special.erfcx(-neg * INV_SQRT2) * exp_half_sq(neg, shift)
     lower = torch.where(torch.isneginf(x), torch.zeros_like(lower), lower)
     pos = torch.maximum(x, torch.zeros((), dtype=x.dtype, device=x.device))
-    upper = 1.0 - 0.5 * torch.special.erfc(pos * INV_SQRT2)
+    upper = scale2(1.0 - 0.5 * torch.special.erfc(pos * INV_SQRT2), shift)
     return torch.where(x < 0, lower, upper)
 
 
@@ -207,29 +240,29 @@ def scaled_g1(x: torch.Tensor) -> torch.Tensor:
     return torch.where(x > _CF_SWITCH_G1, g1_cf, g1_d)
 
 
-def partial_moment1(a: torch.Tensor) -> torch.Tensor:
-    """g1(a) = E[(a - Y)_+] = a Phi(a) + phi(a), Y ~ N(0,1).
+def partial_moment1(a: torch.Tensor, shift=None) -> torch.Tensor:
+    """g1(a) = E[(a - Y)_+] = a Phi(a) + phi(a), Y ~ N(0,1) (times 2^shift).
 
     a >= 0: the formula (positive terms).  a < 0: phi(a) G1(-a) (see
     :func:`scaled_tail_moments`), relatively accurate down to the underflow of phi.
     """
     z = torch.zeros((), dtype=a.dtype, device=a.device)
     g1t, _ = scaled_tail_moments(torch.clamp(-a, min=0.0))
-    lower = pdf(a) * g1t
+    lower = pdf(a, shift) * g1t
     ap = torch.maximum(a, z)
-    upper = ap * cdf(ap) + pdf(ap)
+    upper = ap * cdf(ap, shift) + pdf(ap, shift)
     out = torch.where(a < 0, lower, upper)
     out = torch.where(torch.isneginf(a), torch.zeros_like(out), out)
     return torch.where(torch.isposinf(a), a, out)
 
 
-def partial_moment2(a: torch.Tensor) -> torch.Tensor:
-    """g2(a) = E[(a - Y)_+^2] = (a^2 + 1) Phi(a) + a phi(a); a < 0 via phi(a) G2(-a)."""
+def partial_moment2(a: torch.Tensor, shift=None) -> torch.Tensor:
+    """g2(a) = E[(a - Y)_+^2] = (a^2 + 1) Phi(a) + a phi(a); a < 0 via phi(a) G2(-a) (times 2^shift)."""
     z = torch.zeros((), dtype=a.dtype, device=a.device)
     _, g2t = scaled_tail_moments(torch.clamp(-a, min=0.0))
-    lower = pdf(a) * g2t
+    lower = pdf(a, shift) * g2t
     ap = torch.maximum(a, z)
-    upper = (ap * ap + 1.0) * cdf(ap) + ap * pdf(ap)
+    upper = (ap * ap + 1.0) * cdf(ap, shift) + ap * pdf(ap, shift)
     out = torch.where(a < 0, lower, upper)
     out = torch.where(torch.isneginf(a), torch.zeros_like(out), out)
     return torch.where(torch.isposinf(a), torch.full_like(out, math.inf), out)
@@ -240,7 +273,7 @@ def partial_moment2(a: torch.Tensor) -> torch.Tensor:
 # ---------------------------------------------------------------------------------------
 
 
-def _lower_interval_moments(A: torch.Tensor, B: torch.Tensor, pairs):
+def _lower_interval_moments(A: torch.Tensor, B: torch.Tensor, pairs, shift=None):
     """I_{m,n}(A, B) for A <= B <= 0 (A may be -inf), for each (m, n) in ``pairs``.
 
     Short intervals (d <= 2.5 and d*|A| <= 4, d = B - A) use 20-point Gauss-Legendre on
@@ -248,8 +281,10 @@ def _lower_interval_moments(A: torch.Tensor, B: torch.Tensor, pairs):
     one-sided tail moments Phi, g1, g2 at A and B are combined; outside the short zone
     each difference loses at most a factor ~3 (the subtracted lower-tail part is at most
     a third of the total because the density falls by e^2 across the interval, and the
-    conditional mean excess E[B-Y | Y<=B] <= d/4).
+    conditional mean excess E[B-Y | Y<=B] <= d/4).  Times 2^shift (broadcast to B).
     """
+    if shift is not None:
+        shift = torch.broadcast_to(shift, B.shape)
     finite_a = torch.isfinite(A)
     Af = torch.where(finite_a, A, B - 1.0)
     d = B - Af
@@ -257,17 +292,17 @@ def _lower_interval_moments(A: torch.Tensor, B: torch.Tensor, pairs):
     order = max(m + n for m, n in pairs)
     zero = torch.zeros_like(B)
     inf = torch.full_like(B, math.inf)
-    PB, PA = cdf(B), torch.where(finite_a, cdf(Af), zero)
+    PB, PA = cdf(B, shift), torch.where(finite_a, cdf(Af, shift), zero)
     dA = torch.where(finite_a, d, zero)  # d multiplies only lower-end terms below
     tail = {(0, 0): PB - PA}
     if order >= 1:
-        g1B = partial_moment1(B)
-        g1A = torch.where(finite_a, partial_moment1(Af), zero)
+        g1B = partial_moment1(B, shift)
+        g1A = torch.where(finite_a, partial_moment1(Af, shift), zero)
         tail[(1, 0)] = g1B - (dA * PA + g1A)
         tail[(0, 1)] = torch.where(finite_a, (d * PB - g1B) + g1A, inf)
     if order >= 2:
-        g2B = partial_moment2(B)
-        g2A = torch.where(finite_a, partial_moment2(Af), zero)
+        g2B = partial_moment2(B, shift)
+        g2A = torch.where(finite_a, partial_moment2(Af, shift), zero)
         tail[(2, 0)] = g2B - (dA * dA * PA + 2.0 * dA * g1A + g2A)
         tail[(1, 1)] = torch.where(finite_a, (d * g1B - g2B) + (d * g1A + g2A), inf)
         tail[(0, 2)] = torch.where(finite_a, (d * d * PB - 2.0 * d * g1B + g2B) - g2A, inf)
@@ -275,14 +310,15 @@ def _lower_interval_moments(A: torch.Tensor, B: torch.Tensor, pairs):
     out = [tail[pair] for pair in pairs]
     idx = torch.nonzero(short.reshape(-1)).squeeze(-1)
     if idx.numel():
-        gls = _short_gl_moments(Af.reshape(-1)[idx], B.reshape(-1)[idx], pairs)
+        gls = _short_gl_moments(Af.reshape(-1)[idx], B.reshape(-1)[idx], pairs,
+                                None if shift is None else shift.reshape(-1)[idx])
         out = [o.reshape(-1).index_copy(0, idx, g).reshape(o.shape) for o, g in zip(out, gls)]
     return out
 
 
-def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int) -> torch.Tensor:
+def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int, shift=None) -> torch.Tensor:
     """I_{m,n}(a, b) = int_a^b (b - y)^m (y - a)^n phi(y) dy for a <= b, m + n <= 2
-    (0 when a >= b).  Relatively accurate for short and deep-tail intervals.
+    (0 when a >= b), times 2^shift.  Relatively accurate for short and deep-tail intervals.
 
     Intervals in y >= 0 are reflected (y -> -y swaps m and n); intervals straddling 0
     are split at 0 and the binomial expansion about 0 keeps every term positive.
@@ -302,7 +338,7 @@ def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int) -> torch.T
     Bl = torch.where(lower_only, B1, z)
     Al = torch.where(lower_only, A1, z - 1.0)
     Al = torch.minimum(Al, Bl)
-    v_direct, v_refl = _lower_interval_moments(Al, Bl, [(m, n), (mm_r, nn_r)])
+    v_direct, v_refl = _lower_interval_moments(Al, Bl, [(m, n), (mm_r, nn_r)], shift)
     one_sided = torch.where(refl, v_refl, v_direct)
     # straddling part: A < 0 < B.  int_A^0 (B-y)^m (y-A)^n = sum_j C(m,j) B^{m-j} I_{j,n}(A,0)
     # and int_0^B (B-y)^m (y-A)^n = sum_j C(n,j) |A|^{n-j} I_{m,j}(0,B) = ... I_{j,m}(-B,0).
@@ -311,8 +347,8 @@ def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int) -> torch.T
     Bs = torch.where(st, b, z + 1.0)
     left_pairs = [(j, n) for j in range(m + 1)]
     right_pairs = [(j, m) for j in range(n + 1)]
-    left = _lower_interval_moments(As, z, left_pairs)
-    right = _lower_interval_moments(-Bs, z, right_pairs)
+    left = _lower_interval_moments(As, z, left_pairs, shift)
+    right = _lower_interval_moments(-Bs, z, right_pairs, shift)
     Bpos = torch.where(st & torch.isfinite(Bs), Bs, z)
     Aneg = torch.where(st & torch.isfinite(As), -As, z)
     total = z.clone()
@@ -326,7 +362,7 @@ def interval_moment(a: torch.Tensor, b: torch.Tensor, m: int, n: int) -> torch.T
     return torch.where(valid, out, z)
 
 
-def interval_prob(a: torch.Tensor, b: torch.Tensor, *, masked: bool = False) -> torch.Tensor:
+def interval_prob(a: torch.Tensor, b: torch.Tensor, *, masked: bool = False, shift=None) -> torch.Tensor:
     """P(a < Y <= b) for Y ~ N(0,1), a <= b (0 if a >= b); a = -inf and b = +inf allowed.
 
     Relatively accurate for short intervals (Gauss-Legendre on the density, used when
@@ -336,41 +372,44 @@ def interval_prob(a: torch.Tensor, b: torch.Tensor, *, masked: bool = False) -> 
     at most e^-2 of the first, so at most a factor ~1.2 is lost).
     Phi_2(h, k; -1) = interval_prob(-k, h).
     ``masked``: the short-interval rule on every element, picked by ``torch.where`` (no
-    ``nonzero``: no host synchronisation on a device; the same values).
+    ``nonzero``: no host synchronisation on a device; the same values).  Times 2^shift.
     """
     a, b = torch.broadcast_tensors(a, b)
+    if shift is not None:
+        shift = torch.broadcast_to(shift, a.shape)
     valid = a < b
     refl = a + b > 0
     lo = torch.where(refl, -b, a)
     hi = torch.where(refl, -a, b)          # now lo + hi <= 0: hi is the end nearer 0
     lo = torch.where(valid, lo, hi)
-    Plo, Phi_ = cdf(lo), cdf(hi)
-    direct = torch.where(hi <= 0, Phi_ - Plo, (1.0 - Plo) - cdf(-hi))
+    Plo, Phi_ = cdf(lo, shift), cdf(hi, shift)
+    direct = torch.where(hi <= 0, Phi_ - Plo, (scale2(torch.ones_like(lo), shift) - Plo) - cdf(-hi, shift))
     d = hi - lo
     short = valid & torch.isfinite(d) & (d <= 2.5) & (d * lo.abs() <= 4.0)
     out = direct
     if masked:
         zero = torch.zeros_like(lo)
-        (gl,) = _short_gl_moments(torch.where(short, lo, zero), torch.where(short, hi, zero), [(0, 0)])
+        (gl,) = _short_gl_moments(torch.where(short, lo, zero), torch.where(short, hi, zero), [(0, 0)], shift)
         return torch.where(valid, torch.where(short, gl, out), zero)
     idx = torch.nonzero(short.reshape(-1)).squeeze(-1)
     if idx.numel():
         A = lo.reshape(-1)[idx]
         B = hi.reshape(-1)[idx]
-        (gl,) = _short_gl_moments(A, B, [(0, 0)])
+        (gl,) = _short_gl_moments(A, B, [(0, 0)], None if shift is None else shift.reshape(-1)[idx])
         out = out.reshape(-1).index_copy(0, idx, gl).reshape(out.shape)
     return torch.where(valid, out, torch.zeros_like(out))
 
 
-def _short_gl_moments(A, B, pairs):
+def _short_gl_moments(A, B, pairs, shift=None):
     """I_{m,n}(A, B) by 20-point Gauss-Legendre, for short intervals with A + B <= 0:
-    phi(y) = phi(B) exp(-(B - y)(B + y)/2) keeps the exponent small and exact-ish."""
+    phi(y) = phi(B) exp(-(B - y)(B + y)/2) keeps the exponent small and exact-ish
+    (times 2^shift, carried by phi(B))."""
     x, w = gauss_legendre(_GL_SHORT, B.device, B.dtype)
     d = (B - A).unsqueeze(-1)
     bmy = 0.5 * d * (1.0 - x)          # B - y_i >= 0
     yma = 0.5 * d * (1.0 + x)          # y_i - A >= 0
     ypb = 2.0 * B.unsqueeze(-1) - bmy  # B + y_i
-    dens = pdf(B).unsqueeze(-1) * torch.exp(0.5 * bmy * ypb) * w
+    dens = pdf(B, shift).unsqueeze(-1) * torch.exp(0.5 * bmy * ypb) * w
     out = []
     for (m, n) in pairs:
         f = dens
