@@ -30,8 +30,9 @@ Workload sets (``w<step>k<kappa>``: ``w0k0.2``, ``w500k0.2``, ``w2000k2``, ...; 
 all of Fig. 3(a)'s kappas > 0 at steps 0, 500 and 2000): the Phi2 arguments of Fig. 3(a)'s exact pass
 at W after ``step`` steps of the default ``Config``'s masked gradient descent (W_0 at step 0;
 ``bench/workload_bvn.py``, harvested in this run from the code; ~2.48e6 points per set, subsampled
-to ``--n`` by the seed), evaluated in that pass's mode (``relative=False``; the accuracy check uses
-the default relative mode).  The pass's second call on the refined pairs (|rho| > 0.9, with q;
+to ``--n`` by the seed), evaluated in that pass's mode (``relative=False, atol=2^-60``, the path
+"within atol" taking the rows a one-dimensional tail pins, timed against the same call without
+``atol`` in the same run; the accuracy check uses the default relative mode).  The pass's second call on the refined pairs (|rho| > 0.9, with q;
 ~0.03 % of the points at W_0) is evaluated here without q, like the rest.
 
 Beside the compiled fast paths of this tree (vectorised node loops, ``numerics.core.vmath``)
@@ -63,6 +64,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 from numerics.core import bvn  # noqa: E402
 import exp_bound  # noqa: E402
 import workload_bvn  # noqa: E402
+from numerics.masking import network  # noqa: E402
 
 
 def fuzz(n: int, seed: int) -> np.ndarray:
@@ -149,12 +151,13 @@ def set_names(spec: str) -> list:
 
 
 def make_set(name: str):
-    """The maker of set ``name`` and the ``relative`` mode its points are evaluated in."""
+    """The maker of set ``name`` and the mode its points are evaluated in (``bvn_cdf``'s keywords
+    ``relative`` and ``atol``: the exact pass's own for the workload sets)."""
     if name in SETS:
-        return SETS[name], True
+        return SETS[name], dict(relative=True, atol=0.0)
     parsed = workload_bvn.parse_set(name)
     if parsed is not None:
-        return workload(*parsed), False
+        return workload(*parsed), dict(relative=False, atol=network._P_ATOL)
     raise ValueError(f"unknown set {name!r} (fuzz, moderate, fig3a or w<step>k<kappa>, kappa > 0)")
 
 
@@ -162,10 +165,10 @@ def make_set(name: str):
 PATHS = ("fixed GL from 0", "Phi(h)Phi(k)", "Phi(min)", "P(-k<Y<h)", "fixed GL from -1")
 
 
-def path_split(th, tk, tr, relative):
-    """How ``bvn_cdf(th, tk, tr, relative=relative)`` (no q) routes the rows: ({path: fraction}
-    over ``PATHS``, "general" and "|rho|=1 or inf"}, the bool mask of the rows on the general
-    path), or (None, None) where bvn has no fast paths."""
+def path_split(th, tk, tr, relative, atol=0.0):
+    """How ``bvn_cdf(th, tk, tr, relative=relative, atol=atol)`` (no q) routes the rows: ({path:
+    fraction} over ``PATHS``, "within atol", "general" and "|rho|=1 or inf"}, the bool mask of the
+    rows on the general path), or (None, None) where bvn has no fast paths."""
     if not hasattr(bvn, "_fast_paths"):
         return None, None
     fin = torch.isfinite(th) & torch.isfinite(tk) & (tr.abs() < 1)
@@ -176,6 +179,11 @@ def path_split(th, tk, tr, relative):
         done = torch.zeros_like(fin)
     split = {name: (m & done).double().mean().item() for name, m in zip(PATHS, masks)}
     general = fin & ~done
+    if atol > 0:
+        pinned = bvn._within_atol(th, tk, general, {"P": torch.zeros_like(th)}, atol)
+        if pinned is not None:
+            split["within atol"] = pinned.double().mean().item()
+            general = general & ~pinned
     split["general"] = general.double().mean().item()
     split["|rho|=1 or inf"] = (~fin).double().mean().item()
     return split, general
@@ -325,22 +333,23 @@ def main(argv=None):
 
 def run_set(name, args, dev, ns_cpu, ns_gpu, twin=None):
     """Time, check and bound one input set; returns its summary line."""
-    make, relative = make_set(name)
+    make, mode = make_set(name)
     pts = make(args.n, args.seed)
     n = len(pts)
     h, k, r = (np.ascontiguousarray(pts[:, i]) for i in range(3))
     th, tk, tr = (torch.from_numpy(x) for x in (h, k, r))
-    print(f"\n== set '{name}': n = {n:,} points (seed {args.seed}), relative={relative}")
+    print(f"\n== set '{name}': n = {n:,} points (seed {args.seed}), relative={mode['relative']}, "
+          f"atol={mode['atol']:g}")
 
     def cdf(a, b, c):
-        return bvn.bvn_cdf(a, b, c, relative=relative)
+        return bvn.bvn_cdf(a, b, c, **mode)
 
     # warm-up (quadrature rules are built on first use; the twins compile or load)
     cdf(th[:1000], tk[:1000], tr[:1000])
     if twin is not None:
         with compiled_twin(twin):
             cdf(th[:1000], tk[:1000], tr[:1000])
-    split, _ = path_split(th, tk, tr, relative)
+    split, _ = path_split(th, tk, tr, **mode)
     if split is not None:  # fraction of points on each path of bvn_cdf
         print("paths: " + ", ".join(f"{name} {v:.3f}" for name, v in split.items()))
     with exp_bound.count_exps() as cnt, tensor_fast_paths():
@@ -354,6 +363,11 @@ def run_set(name, args, dev, ns_cpu, ns_gpu, twin=None):
             t_libm, _ = timed(cdf, th, tk, tr, repeat=args.repeat)
     t_cpu, _ = timed(cdf, th, tk, tr, repeat=args.repeat)
     rows.append(["torch CPU (bvn_cdf)", t_cpu, n / t_cpu, "fast paths compiled, SIMD node loops (vmath)"])
+    if mode["atol"] > 0:
+        t_noatol, _ = timed(lambda a, b, c: bvn.bvn_cdf(a, b, c, relative=mode["relative"]), th, tk, tr,
+                            repeat=args.repeat)
+        rows.append(["  without atol", t_noatol, n / t_noatol,
+                     f"baseline: atol = {t_noatol / t_cpu:.2f}x faster"])
     if t_libm is not None:
         rows.append(["  compiled, libm per node", t_libm, n / t_libm,
                      f"baseline ({LIBM_COMMIT}): SIMD = {t_libm / t_cpu:.2f}x faster"])
@@ -410,6 +424,8 @@ def run_set(name, args, dev, ns_cpu, ns_gpu, twin=None):
     if twin is not None:
         with compiled_twin(twin):
             errs["  compiled, libm per node"] = bvn.bvn_cdf(*sub_t).numpy()
+    # (the accuracy check is in the default relative mode, where atol plays no part)
+    errs["  without atol"] = errs["torch CPU (bvn_cdf)"]
     if dev is not None:
         errs["torch CUDA (bvn_cdf)"] = bvn.bvn_cdf(
             *(torch.from_numpy(x).to(dev) for x in (sh, sk, sr))).cpu().numpy()

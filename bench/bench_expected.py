@@ -16,6 +16,8 @@ gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` 
       which passes q and so never takes a fast path (``bvn._evaluate_chunk``),
   (c) times ``bvn_cdf`` on those general rows alone, in their call's mode, and on the whole pass's
       calls, and prints each as a share of the step's time (a) (measured in the same run);
+  (d) times the same steps with ``bvn_cdf``'s ``atol`` route off (``network._P_ATOL = 0``: the pairs
+      it takes go back to the general path), the baseline of the route's speed-up, in the same run;
 
 then projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
 process's CPU time, which on one thread is the work even on a shared machine; wall times are
@@ -72,7 +74,8 @@ def general_rows(calls: dict):
     (h, k, rho, q) of the refined rows (q given: no fast path); and the fraction of all pairs."""
     t = {key: torch.from_numpy(np.ascontiguousarray(calls[key])) for key in ("h", "k", "rho", "q")}
     first = torch.from_numpy(~calls["relative"])
-    _, general = bench_bvn.path_split(t["h"][first], t["k"][first], t["rho"][first], False)
+    atol = float(calls["atol"][first.numpy()].max()) if bool(first.any()) else 0.0
+    _, general = bench_bvn.path_split(t["h"][first], t["k"][first], t["rho"][first], False, atol)
     main = tuple(t[key][first][general] for key in ("h", "k", "rho"))
     refined = tuple(t[key][~first] for key in ("h", "k", "rho", "q"))
     pairs = int(first.sum())
@@ -86,7 +89,7 @@ def bvn_time(main, refined, repeat=1):
     for _ in range(repeat):
         t0 = clock()
         if main[0].numel():
-            bvn.bvn_cdf(*main, relative=False)
+            bvn.bvn_cdf(*main, relative=False, atol=network._P_ATOL)
         if refined[0].numel():
             bvn.bvn_cdf(*refined[:3], q=refined[3])
         t = clock() - t0
@@ -130,10 +133,11 @@ def main(argv=None):
           f"{torch.get_num_threads()} thread(s); load average {' '.join(load)} at the start", flush=True)
     pb = training.problem(training.Config())
     network.expected_loss_and_grad(pb.W0[0, 0][:10], pb.a[0, 0][:10], pb.X[:10], pb.y[:10], 0.2)  # warm-up
-    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'general':>9}{'gen CPU':>9}{'bvn CPU':>9}"
-           f"{'gen/step':>10}{'bvn/step':>10}")
+    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'no atol':>9}{'atol x':>8}{'general':>9}"
+           f"{'gen CPU':>9}{'bvn CPU':>9}{'gen/step':>10}{'bvn/step':>10}")
     print("\nset: the workload set of W (bench_bvn.py --sets); 'wall s', 'CPU s': one step (the step with the "
-          "least CPU time of --steps); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
+          "least CPU time of --steps); 'no atol': CPU s of the same step with bvn_cdf's atol route off, "
+          "'atol x' the speed-up (same run); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
           "their CPU seconds; 'bvn CPU': the CPU seconds of every bvn_cdf call of the pass; '/step': as a share "
           "of the step's CPU seconds\n")
     print(hdr + "\n" + "-" * len(hdr), flush=True)
@@ -143,6 +147,11 @@ def main(argv=None):
         per = {}
         for at, W in Ws.items():
             wall, cpu = min(step_times(W, kappa, args.steps), key=lambda t: t[1])
+            atol, network._P_ATOL = network._P_ATOL, 0.0
+            try:
+                cpu_off = min(step_times(W, kappa, args.steps), key=lambda t: t[1])[1]
+            finally:
+                network._P_ATOL = atol
             calls = workload_bvn.record_pass(W, a, X, y, kappa)
             main, refined, frac = general_rows(calls)
             everything = (tuple(torch.from_numpy(calls[key][~calls["relative"]]) for key in ("h", "k", "rho")),
@@ -150,7 +159,8 @@ def main(argv=None):
             t_all = bvn_time(*everything, repeat=2)[1]
             t_gen = bvn_time(main, refined, repeat=2)[1]
             per[at] = cpu
-            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{frac:>9.2%}"
+            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{cpu_off:>9.3f}"
+                  f"{cpu_off / cpu:>7.2f}x{frac:>9.2%}"
                   f"{t_gen:>9.3f}{t_all:>9.3f}{t_gen / cpu:>10.1%}{t_all / cpu:>10.1%}", flush=True)
         runs[kappa] = project(per)
     print(f"\nprojected {RUN_STEPS}-step expected dynamics from the CPU seconds (one thread per run, on a "

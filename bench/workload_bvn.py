@@ -16,7 +16,7 @@ on one core).  2,475,000 pairs per set plus the refined ones (665 at W_0, kappa 
 Set names: ``w<step>k<kappa>`` (``w0k0.2``, ``w500k0.2``, ``w2000k2``; :func:`parse_set`);
 ``FIG3A_SETS`` lists Fig. 3(a)'s kappas > 0 at steps 0, 500 and 2000.  Reproducible from the code
 alone: no file needs to be kept.  ``--out DIR`` writes each set as ``DIR/w<step>_kappa<k>.npz``
-(arrays h, k, rho and ``q``, NaN where the call had none, and ``relative``), e.g.
+(arrays h, k, rho and ``q``, NaN where the call had none, ``relative`` and ``atol``), e.g.
 ``python bench/workload_bvn.py --kappa 0.2 2 --steps 0 2000 --out /tmp/workload``.
 """
 from __future__ import annotations
@@ -67,14 +67,15 @@ def parse_set(name: str):
 @contextlib.contextmanager
 def recording():
     """Inside, ``bvn.bvn_cdf`` records its arguments in the yielded list (one dict per call:
-    h, k, rho, q or None, relative) and returns zeros."""
+    h, k, rho, q or None, relative, atol) and returns zeros."""
     calls, real = [], bvn.bvn_cdf
 
-    def record(h, k, rho, *, relative=True, q=None, **kw):
+    def record(h, k, rho, *, relative=True, q=None, atol=0.0, **kw):
         assert not kw, kw
         calls.append(dict(h=h.detach().reshape(-1).clone(), k=k.detach().reshape(-1).clone(),
                           rho=rho.detach().reshape(-1).clone(),
-                          q=None if q is None else q.detach().reshape(-1).clone(), relative=relative))
+                          q=None if q is None else q.detach().reshape(-1).clone(), relative=relative,
+                          atol=float(atol)))
         return torch.zeros_like(h)
 
     bvn.bvn_cdf = record
@@ -86,15 +87,16 @@ def recording():
 
 def record_pass(W, a, X, y, kappa) -> dict:
     """Every ``bvn_cdf`` call of one exact pass at (W, a, X, y, kappa): dict of numpy arrays h, k,
-    rho, q (NaN where the call passed none), ``relative`` (bool per point, the call's mode) and
-    ``sizes`` (points per call), in call order."""
+    rho, q (NaN where the call passed none), ``relative`` and ``atol`` (per point, the call's mode)
+    and ``sizes`` (points per call), in call order."""
     with recording() as calls:
         network.expected_loss(W, a, X, y, float(kappa))
     cat = lambda key: torch.cat([c[key] for c in calls]).numpy()  # noqa: E731
     q = np.concatenate([np.full(c["h"].numel(), np.nan) if c["q"] is None else c["q"].numpy()
                         for c in calls])
     rel = np.concatenate([np.full(c["h"].numel(), bool(c["relative"])) for c in calls])
-    return dict(h=cat("h"), k=cat("k"), rho=cat("rho"), q=q, relative=rel,
+    atol = np.concatenate([np.full(c["h"].numel(), c["atol"]) for c in calls])
+    return dict(h=cat("h"), k=cat("k"), rho=cat("rho"), q=q, relative=rel, atol=atol,
                 sizes=np.array([c["h"].numel() for c in calls]))
 
 

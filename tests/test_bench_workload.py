@@ -46,14 +46,14 @@ def test_harvest_is_complete(kappa, monkeypatch):
     values, lo = [], 0
     for size in calls["sizes"]:
         part = {key: torch.from_numpy(calls[key][lo:lo + size].copy()) for key in ("h", "k", "rho", "q")}
-        rel = bool(calls["relative"][lo])
+        rel, atol = bool(calls["relative"][lo]), float(calls["atol"][lo])
         q = None if torch.isnan(part["q"]).all() else part["q"]
-        values.append(bvn.bvn_cdf(part["h"], part["k"], part["rho"], relative=rel, q=q))
+        values.append(bvn.bvn_cdf(part["h"], part["k"], part["rho"], relative=rel, q=q, atol=atol))
         lo += size
     want_loss, want_grad = network.expected_loss_and_grad(W, a, X, y, kappa)
     replay = iter(values)
 
-    def from_harvest(h, k, rho, *, relative=True, q=None):
+    def from_harvest(h, k, rho, *, relative=True, q=None, atol=0.0):
         v = next(replay)
         assert v.numel() == h.numel()
         return v.reshape(h.shape)

@@ -84,6 +84,9 @@ _FP_JF, _FP_JHMAX, _FP_JN, _FP_JL = 2.0, 1e3, 24, 40.0
 _FP_HMAX2, _FP_DF2 = 8.0, 40.0
 #: Rows whose Plackett integral is below e^-_FP_NEGL Phi(h)Phi(k) get Phi(h)Phi(k).
 _FP_NEGL = 39.0
+#: ``bvn_cdf(atol=...)``: only rows with min(h, k) < -_ABS_SCREEN or max(h, k) > _ABS_SCREEN are
+#: tested against atol (Phi(-8) = 6.2e-16: a cheap screen, not a bound; the test is exact).
+_ABS_SCREEN = 8.0
 
 #: Use the fast path of ``bvn_cdf`` (see :func:`_fast_p`).
 _FAST_P = True
@@ -296,6 +299,42 @@ def _fast_paths(a1, a2, rho, interior, res, relative=True):
     return done if bool(done.any()) else None
 
 
+def _within_atol(h, k, interior, res, atol):
+    """``bvn_cdf(atol=...)``: fill res["P"] on the rows of ``interior`` whose Phi2 is pinned to
+    within atol by a one-dimensional tail, and return their mask (None if none):
+
+    * Phi(min(h, k)) <= atol: 0 <= Phi2 <= Phi(min(h, k)), and Phi(h)Phi(k) lies in the same
+      interval, so it is within atol of Phi2;
+    * Phic(max(h, k)) <= atol: Phi2 = Phi(min(h, k)) - P(Y_max > max(h, k), Y_min <= min(h, k))
+      with the subtracted probability in [0, Phic(max(h, k))], so Phi(min(h, k)) is within atol.
+
+    Only rows beyond the screen |x| > _ABS_SCREEN are tested (``nonzero`` on the CPU; masks over
+    the whole chunk on a device, as :func:`_fast_paths_masked`)."""
+    lo, hi = torch.minimum(h, k), torch.maximum(h, k)
+    cand = interior & ((lo < -_ABS_SCREEN) | (hi > _ABS_SCREEN))
+    if _masked(h):
+        i = None
+    else:
+        i = torch.nonzero(cand).squeeze(-1)
+        if i.numel() == 0:
+            return None
+        lo, hi, cand = lo[i], hi[i], cand[i]
+    p_lo, p_hi, q_hi = nm.cdf(torch.cat((lo, hi, -hi))).chunk(3)
+    low = p_lo <= atol
+    ok = cand & (low | (q_hi <= atol))
+    v = torch.where(low, p_lo * p_hi, p_lo)
+    if i is None:
+        res["P"] = torch.where(ok, v, res["P"])
+        return ok
+    i, v = i[ok], v[ok]
+    if i.numel() == 0:
+        return None
+    res["P"].index_copy_(0, i, v)
+    done = torch.zeros_like(interior)
+    done[i] = True
+    return done
+
+
 def _masked(t) -> bool:
     """Whether the fast paths run as masks over whole chunks (:func:`_fast_paths_masked`):
     ``_MASKED`` if set, else on every device but the CPU."""
@@ -406,7 +445,7 @@ def _limits_rho1(a1, a2, sign, want, shift=None):
     return out
 
 
-def _evaluate(a1, a2, rho, want, q=None, relative=True, shift=None):
+def _evaluate(a1, a2, rho, want, q=None, relative=True, shift=None, atol=0.0):
     want = tuple(want)
     extra = [t for t in (q, shift) if t is not None]
     (a1, a2, rho, *extra), shape = _flat(a1, a2, rho, *extra)
@@ -418,13 +457,13 @@ def _evaluate(a1, a2, rho, want, q=None, relative=True, shift=None):
     for s in range(0, n, chunk):
         sl = slice(s, s + chunk)
         vals = _evaluate_chunk(a1[sl], a2[sl], rho[sl], want, None if q is None else q[sl], relative,
-                               None if shift is None else shift[sl])
+                               None if shift is None else shift[sl], atol)
         for k in want:
             outs[k][sl] = vals[k]
     return {k: v.reshape(shape) for k, v in outs.items()}
 
 
-def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True, shift=None):
+def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True, shift=None, atol=0.0):
     n = a1.shape[0]
     sub = lambda i: None if shift is None else shift[i]  # noqa: E731 - the shift of a subset of rows
     dev, dt = a1.device, a1.dtype
@@ -448,7 +487,12 @@ def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True, shift=None):
         interior = groups[0][0]
         done = _fast_paths(a1, a2, rho, interior, res, relative)
         if done is not None:
-            groups = ((interior & ~done, groups[0][1]),) + groups[1:]
+            interior = interior & ~done
+        if atol > 0:  # on the rows the general path would take
+            done = _within_atol(a1, a2, interior, res, atol)
+            if done is not None:
+                interior = interior & ~done
+        groups = ((interior, groups[0][1]),) + groups[1:]
     for mask, fn in groups:
         idx = torch.nonzero(mask).squeeze(-1)
         if idx.numel() == 0:
@@ -513,7 +557,7 @@ def _beyond_clamp(a1, a2, rho, fin, res, shift=None):
 
 
 def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
-            relative: bool = True) -> torch.Tensor:
+            relative: bool = True, atol: float = 0.0) -> torch.Tensor:
     """Phi2(h, k; rho) = P(Y1 <= h, Y2 <= k) for the standard bivariate normal.
 
     h, k may be +-inf; rho in [-1, 1] (Phi2(h, k; 1) = Phi(min(h, k)), Phi2(h, k; -1) =
@@ -542,8 +586,21 @@ def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
     absolute error is the rule's relative error of the integral (<= 1e-14, measured ~5e-15)
     times Phi(h)Phi(k), and the result is clamped at 0.
     Every other row is computed exactly as with ``relative=True``.
+
+    ``atol`` (keyword, >= 0; without ``q`` only): an absolute error the caller accepts.  Rows that
+    no fast path takes and whose Phi2 a one-dimensional tail pins to within atol -- Phi(min(h, k))
+    <= atol (then Phi(h)Phi(k) is returned) or Phic(max(h, k)) <= atol (then Phi(min(h, k))) --
+    skip the general path, their error at most atol plus the rounding of the value returned (:func:`_within_atol`; only |h| or |k| > 8 are tested).  For callers
+    whose sums are judged normwise (``numerics.masking.network`` passes 2^-60, below a unit of
+    their rounding): there these are the pairs of a neuron that is almost surely off or on, which
+    at Fig. 3(a)'s small kappa are most of the general path's rows (``bench/bench_bvn.py``).  Every
+    other row is computed as without it; atol = 0 (the default) changes nothing.
     """
-    return _evaluate(h, k, rho, ("P",), q, relative)["P"]
+    if atol < 0 or not math.isfinite(atol):
+        raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")
+    if atol > 0 and q is not None:
+        raise ValueError("atol is for calls without q (the fast paths' calls)")
+    return _evaluate(h, k, rho, ("P",), q, relative, atol=atol)["P"]
 
 
 def orthant_m1(a1: torch.Tensor, a2: torch.Tensor, rho: torch.Tensor, *, q=None) -> torch.Tensor:

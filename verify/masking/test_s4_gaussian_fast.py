@@ -140,6 +140,48 @@ def test_bvn_cdf_fast_rule_edges_every_formulation(formulation, monkeypatch, rec
     _worst(pairs, FAST_RULES, record)
 
 
+#: both sides of bvn_cdf's ``atol`` route at the exact network pass's atol (2^-60, Phi(-8.85)): min(h, k)
+#: across -8.85 and max(h, k) across +8.85, for correlations of both signs (a threshold loosened by a
+#: factor of 10 takes the -8.6 / 8.6 rows, where Phi(h)Phi(k) is 7 % off and Phi(min) 4e-11)
+ATOL_EDGES = ([(x, 1.5, r) for x in (-8.6, -8.84, -8.86, -9.5, -20.0) for r in (-0.6, 0.5, 0.95)]
+              + [(x, -0.7, r) for x in (8.6, 8.84, 8.86, 9.5, 20.0) for r in (-0.6, 0.5)]
+              + [(x, -6.5, -0.4) for x in (8.6, 8.84, 8.86, 9.5, 10.5)])  # Phi(-6.5) small: a dropped tail shows
+
+
+@functools.lru_cache(maxsize=1)
+def _atol_references():
+    with mp.workdps(30):
+        return [(ref.bvn_cdf(h, k, r, dps=20), min(mp.ncdf(min(h, k)), mp.ncdf(-max(h, k))))
+                for h, k, r in ATOL_EDGES]
+
+
+@pytest.mark.statement("lemma.relu_moment2")
+@pytest.mark.parametrize("formulation", ["compiled", "tensor", "masked"])
+def test_bvn_cdf_atol_route_every_formulation(formulation, monkeypatch, record):
+    """``bvn_cdf(relative=False, atol=2^-60)``, the exact network pass's call: where a one-dimensional
+    tail (Phi(min(h, k)) or Phic(max(h, k)), mpmath) is below atol the value may be off by atol (beside the
+    rounding of the value returned), and only by that; on the other side of the edge it keeps the fast rules' relative accuracy -- against the raw
+    definition (mpmath), in each formulation of the kernel."""
+    from numerics.core import bvn
+    from numerics.masking import network
+
+    monkeypatch.setattr(bvn, "_COMPILED", formulation == "compiled")
+    monkeypatch.setattr(bvn, "_MASKED", formulation == "masked")
+    atol = network._P_ATOL
+    h, k, r = (torch.tensor(c, dtype=torch.float64) for c in zip(*ATOL_EDGES))
+    got = bvn.bvn_cdf(h, k, r, relative=False, atol=atol).tolist()
+    worst = 0.0
+    for p, g, (exact, tail) in zip(ATOL_EDGES, got, _atol_references()):
+        if tail <= atol:
+            # atol, plus the relative rounding of the one-dimensional value returned
+            assert abs(g - exact) <= atol + FAST_RULES.rtol * abs(exact), (p, g, float(exact))
+        else:
+            e = rel_err(g, float(exact))
+            worst = max(worst, e)
+            assert e <= FAST_RULES.rtol, (p, g, float(exact))
+    record(error=worst, digits=digits(worst))
+
+
 @pytest.mark.slow
 @pytest.mark.statement("lemma.relu_moment2")
 def test_bvn_edge_table_is_the_raw_definition():
