@@ -18,6 +18,8 @@ gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` 
       calls, and prints each as a share of the step's time (a) (measured in the same run);
   (d) times the same steps with ``bvn_cdf``'s ``atol`` route off (``network._P_ATOL = 0``: the pairs
       it takes go back to the general path), the baseline of the route's speed-up, in the same run;
+  (e) times ``--masks`` raw mask draws of ``network.monte_carlo`` (autograd, batches of 100) at the
+      same W, the baseline of issue 24's target "exact pass <= 0.5x a 1000-mask Monte Carlo";
 
 then projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
 process's CPU time, which on one thread is the work even on a shared machine; wall times are
@@ -123,9 +125,10 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=2, help="expected-dynamics steps timed at each W (default 2)")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     ap.add_argument("--workers", type=int, default=7, help="workers of the parallel projection (default 7)")
+    ap.add_argument("--masks", type=int, default=1000, help="Monte Carlo mask draws of the baseline (default 1000)")
     args = ap.parse_args(argv)
-    if min(args.kappa) <= 0 or min(args.at) < 0 or args.steps < 1 or args.threads < 1 or args.workers < 1:
-        ap.error("kappas must be > 0, --at >= 0, --steps, --threads and --workers >= 1")
+    if min(args.kappa) <= 0 or min(args.at) < 0 or min(args.steps, args.threads, args.workers) < 1 or args.masks < 2:
+        ap.error("kappas must be > 0, --at >= 0, --steps, --threads and --workers >= 1, --masks >= 2")
     torch.set_num_threads(args.threads)
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
@@ -133,11 +136,12 @@ def main(argv=None):
           f"{torch.get_num_threads()} thread(s); load average {' '.join(load)} at the start", flush=True)
     pb = training.problem(training.Config())
     network.expected_loss_and_grad(pb.W0[0, 0][:10], pb.a[0, 0][:10], pb.X[:10], pb.y[:10], 0.2)  # warm-up
-    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'no atol':>9}{'atol x':>8}{'general':>9}"
-           f"{'gen CPU':>9}{'bvn CPU':>9}{'gen/step':>10}{'bvn/step':>10}")
+    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'no atol':>9}{'atol x':>8}{'MC CPU':>8}"
+           f"{'vs MC':>7}{'general':>9}{'gen CPU':>9}{'bvn CPU':>9}{'gen/step':>10}{'bvn/step':>10}")
     print("\nset: the workload set of W (bench_bvn.py --sets); 'wall s', 'CPU s': one step (the step with the "
           "least CPU time of --steps); 'no atol': CPU s of the same step with bvn_cdf's atol route off, "
-          "'atol x' the speed-up (same run); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
+          "'atol x' the speed-up (same run); 'MC CPU': CPU s of --masks raw-mask Monte Carlo draws with autograd at "
+          "the same W, 'vs MC' the step's CPU s over it (target <= 0.5); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
           "their CPU seconds; 'bvn CPU': the CPU seconds of every bvn_cdf call of the pass; '/step': as a share "
           "of the step's CPU seconds\n")
     print(hdr + "\n" + "-" * len(hdr), flush=True)
@@ -158,9 +162,12 @@ def main(argv=None):
                           tuple(torch.from_numpy(calls[key][calls["relative"]]) for key in ("h", "k", "rho", "q")))
             t_all = bvn_time(*everything, repeat=2)[1]
             t_gen = bvn_time(main, refined, repeat=2)[1]
+            t0 = clock()
+            network.monte_carlo(W, a, X, y, kappa, args.masks, seed=1, batch=100)
+            mc = (clock() - t0)[1]
             per[at] = cpu
             print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{cpu_off:>9.3f}"
-                  f"{cpu_off / cpu:>7.2f}x{frac:>9.2%}"
+                  f"{cpu_off / cpu:>7.2f}x{mc:>8.3f}{cpu / mc:>7.2f}{frac:>9.2%}"
                   f"{t_gen:>9.3f}{t_all:>9.3f}{t_gen / cpu:>10.1%}{t_all / cpu:>10.1%}", flush=True)
         runs[kappa] = project(per)
     print(f"\nprojected {RUN_STEPS}-step expected dynamics from the CPU seconds (one thread per run, on a "

@@ -51,6 +51,28 @@ def test_bvn_fast_paths_on_cuda_never_synchronise():
     assert ((gpu - cpu).abs() / cpu.abs().clamp(min=1e-300)).max().item() <= 1e-13
 
 
+def test_bvn_atol_route_on_cuda_never_synchronises():
+    """``bvn_cdf``'s atol route (``bvn._within_atol``, what the exact network pass adds) runs on CUDA
+    as masks, under ``set_sync_debug_mode("error")``, and pins the same rows to the CPU's values."""
+    h, k, rho = _points(200_000)
+    h, k = 3 * h, 3 * k  # out to +-18 sigma: many rows beyond the route's screen
+    interior = torch.isfinite(h) & torch.isfinite(k) & (rho.abs() < 1)
+    atol = nw._P_ATOL
+    res = {"P": torch.zeros(h.numel(), dtype=torch.float64)}
+    done = bvn._within_atol(h, k, interior, res, atol)
+    g = [t.to(CUDA) for t in (h, k, interior)]
+    gres = {"P": torch.zeros(h.numel(), dtype=torch.float64, device=CUDA)}
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        gdone = bvn._within_atol(*g, gres, atol)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.equal(gdone.cpu(), done) and int(done.sum()) > 1000
+    cpu, gpu = res["P"][done], gres["P"].cpu()[done]
+    assert ((gpu - cpu).abs() <= 1e-13 * cpu.abs()).all()
+
+
 @pytest.mark.parametrize("fn", [cf.bvn_cdf, cf.orthant_prob])
 def test_bivariate_kernels_on_cuda_match_cpu(fn):
     h, k, rho = _points(200_000)
