@@ -106,7 +106,9 @@ def _exp_neg_dd(eh, el, shift=None):
     if shift is None:
         return torch.exp(-eh) * (1.0 - el)
     t, tau = _two_sum(-eh, shift * nm._LN2_HI)
-    return torch.exp(t) * torch.exp(tau + (shift * nm._LN2_LO - el))
+    # the small part is < 1e-6 wherever exp(t) is not 0; for a huge exponent (|a| ~ 1e11: eh ~ 1e22)
+    # el and tau are ~ulp(eh)/2 ~ 1e5, and exp(-el) would overflow into 0 * inf = NaN: clamped
+    return torch.exp(t) * torch.exp((tau + (shift * nm._LN2_LO - el)).clamp(-1.0, 1.0))
 
 
 def _expm1_sinh_cosh(w):

@@ -324,8 +324,11 @@ def _narrow_interval(c1, c2, d1, d2, shift=None):
     w = torch.clamp((c1 + c2) + (d1 + d2), min=0.0)[..., None]
     t = w * x - d2[..., None]
     f = om * torch.exp(c2[..., None] * t - 0.5 * t * t) * normal.pdf(-c2, shift)[..., None]
-    return (w[..., 0] * f.sum(-1), w[..., 0] ** 2 * (f * (1.0 - x)).sum(-1),
-            w[..., 0] ** 3 * (f * (1.0 - x) * x).sum(-1))
+    # an empty interval (w = 0) is 0 exactly: its nodes sit at t = -d2, where for |c2| ~ 1e26 the
+    # exponent c2 t overflows against varphi(c2) = 0 (0 * inf = NaN at a2 = -1.8e26, rho = -1)
+    w0, empty = w[..., 0], w[..., 0] == 0
+    return tuple(torch.where(empty, torch.zeros_like(w0), v) for v in
+                 (w0 * f.sum(-1), w0 ** 2 * (f * (1.0 - x)).sum(-1), w0 ** 3 * (f * (1.0 - x) * x).sum(-1)))
 
 
 def orthant_prob(mu1, mu2, s1, s2, rho):

@@ -393,6 +393,8 @@ def test_mask_moment2_projects_to_relu_moment2(examples):
     @example(uv=(np.array([-3.1e-05, -1.2e-05]), np.array([1.0, 0.0])), kappa=10.0**-1.25)  # a = (-23.0, 17.8):
     # the wedge's Stein form cancelled (P 1 1^T against kappa (1 t^T + t 1^T)), normwise error 6.8e-10;
     # numerics.core.closed_form._wedge_tail
+    @example(uv=(np.array([0.0, 0.0, 0.0, -1.0]), np.array([0.0, 0.25, -1.0, 0.0])), kappa=1e-11)  # relu_moment2
+    # NaN (deep profile, 2026-12-03): a = -1e11 recomputed with the exponent apart, exp(-el) of E ~ 5e21 overflowed
     def check(uv, kappa):
         u, v = uv
         d = len(u)
