@@ -47,10 +47,9 @@ contract is therefore relative wherever the value is a normal float64:
 
 for relu_moment1, relu_square_moment, relu_proxy, relu_moment2 and orthant_first on their whole
 domains (the absolute term: the rounding of the last products into the subnormal grid, where the
-value itself is subnormal).  A
-constraint dropped as inactive in a recomputed row must be at a_i > 56 (``_INACTIVE_DEEP``:
-P(Y > 56) = 2^-2270 is negligible against any such value; 39 would cost 2e-12 at a2 = -38.3,
-rho = -1).  verify/masking/test_s4_gaussian_property.py pins both sides of the boundary and fuzzes
+value itself is subnormal).  A constraint dropped as inactive in a recomputed row must be at
+a_i > 56 (``_INACTIVE_DEEP``: P(Y > 56) = 2^-2270 is negligible against any such value; 39 would
+cost 2e-12 at a2 = -38.3, rho = -1).  verify/masking/test_s4_gaussian_property.py pins both sides of the boundary and fuzzes
 the deep tails against the mpmath references.
 """
 from __future__ import annotations
@@ -86,8 +85,8 @@ def _inactive(shift) -> float:
 
 
 def _exponent_apart(kernel, args, out, q0):
-    """Recompute the rows whose standardised intermediate q0 (M, N1 or g1: the value s1 s2 M, s1 N1,
-    s g1 divided by its coefficients) is below _DEEP, with every Gaussian factor scaled by 2^S
+    """Recompute the rows whose standardised intermediate q0 (M, N1, g1, g2 or Phi: the value s1 s2 M,
+    s1 N1, s g1, s^2 g2 or mu Phi divided by its coefficients) is below _DEEP, with every Gaussian factor scaled by 2^S
     (``kernel(*args, shift=S)``, S = _TARGET - log2 q0, or _SHIFT_MAX where q0 underflowed), and
     scale the result back by 2^-S exactly (``ldexp_exact``, one rounding where it is subnormal).
 
@@ -182,6 +181,7 @@ def _relu1(mu, s, a, shift=None, coef=None):
 
 
 def _relu1_shifted(mu, s, a, shift):
+    """``_relu1`` as a kernel of ``_exponent_apart`` (which takes the first of a tuple)."""
     return (_relu1(mu, s, a, shift),)
 
 
