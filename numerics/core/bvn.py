@@ -465,7 +465,7 @@ def _evaluate(a1, a2, rho, want, q=None, relative=True, shift=None, atol=0.0):
 
 def _evaluate_chunk(a1, a2, rho, want, q=None, relative=True, shift=None, atol=0.0):
     n = a1.shape[0]
-    sub = lambda i: None if shift is None else shift[i]  # noqa: E731 - the shift of a subset of rows
+    sub = lambda i: nm.rows(shift, i)  # noqa: E731 - the shift of a subset of rows
     dev, dt = a1.device, a1.dtype
     res = {k: torch.zeros(n, dtype=dt, device=dev) for k in want}
     fin = torch.isfinite(a1) & torch.isfinite(a2)
@@ -544,7 +544,7 @@ def _beyond_clamp(a1, a2, rho, fin, res, shift=None):
         return
     i = torch.nonzero(big1).squeeze(-1)
     if i.numel() and ("N1" in res or "M11" in res):
-        x, P = a1[i], nm.cdf(a2[i], None if shift is None else shift[i])
+        x, P = a1[i], nm.cdf(a2[i], nm.rows(shift, i))
         if "N1" in res:
             res["N1"] = res["N1"].index_copy(0, i, x * P)
         if "M11" in res:
@@ -553,7 +553,7 @@ def _beyond_clamp(a1, a2, rho, fin, res, shift=None):
     if "M" in res and i.numel():
         b = big1[i]
         x, y = torch.where(b, a1[i], a2[i]), torch.where(b, a2[i], a1[i])  # x the large one
-        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y, None if shift is None else shift[i]))
+        res["M"] = res["M"].index_copy(0, i, x * nm.partial_moment1(y, nm.rows(shift, i)))
 
 
 def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
@@ -590,11 +590,11 @@ def bvn_cdf(h: torch.Tensor, k: torch.Tensor, rho: torch.Tensor, *, q=None,
     ``atol`` (keyword, >= 0; without ``q`` only): an absolute error the caller accepts.  Rows that
     no fast path takes and whose Phi2 a one-dimensional tail pins to within atol -- Phi(min(h, k))
     <= atol (then Phi(h)Phi(k) is returned) or Phic(max(h, k)) <= atol (then Phi(min(h, k))) --
-    skip the general path, their error at most atol plus the rounding of the value returned (:func:`_within_atol`; only |h| or |k| > 8 are tested).  For callers
-    whose sums are judged normwise (``numerics.masking.network`` passes 2^-60, below a unit of
-    their rounding): there these are the pairs of a neuron that is almost surely off or on, which
-    at Fig. 3(a)'s small kappa are most of the general path's rows (``bench/bench_bvn.py``).  Every
-    other row is computed as without it; atol = 0 (the default) changes nothing.
+    skip the general path, their error at most atol plus the rounding of the value returned
+    (:func:`_within_atol`; only |h| or |k| > 8 are tested).  For callers whose sums are judged
+    normwise, as ``relative=False``'s: rows with an argument far in either tail, which can be most
+    of the general path's rows (``bench/bench_bvn.py``'s workload sets).  Every other row is
+    computed as without it; atol = 0 (the default) changes nothing.
     """
     if atol < 0 or not math.isfinite(atol):
         raise ValueError(f"atol must be a finite number >= 0, got {atol!r}")

@@ -105,10 +105,7 @@ def _exp_neg_dd(eh, el, shift=None):
     the power folded into the exponent exactly as in ``normal.exp_half_sq``."""
     if shift is None:
         return torch.exp(-eh) * (1.0 - el)
-    t, tau = _two_sum(-eh, shift * nm._LN2_HI)
-    # the small part is < 1e-6 wherever exp(t) is not 0; for a huge exponent (|a| ~ 1e11: eh ~ 1e22)
-    # el and tau are ~ulp(eh)/2 ~ 1e5, and exp(-el) would overflow into 0 * inf = NaN: clamped
-    return torch.exp(t) * torch.exp((tau + (shift * nm._LN2_LO - el)).clamp(-1.0, 1.0))
+    return nm.exp_scaled(-eh, -el, shift)
 
 
 def _expm1_sinh_cosh(w):
@@ -494,16 +491,9 @@ def _core(a1, a2, rho, want, q=None, shift=None):
     exp_s = _exp_neg_dd(Es_h, Es_l, shift)
     exp_0 = _exp_neg_dd(E0_h, E0_l, shift)
     exp_r = _exp_neg_dd(Er_h, Er_l, shift)
-    S1 = S2 = None
-    if shift is not None:
-        # f(a_i) ~ exp(-a_i^2/2) in the lower tail: share S in proportion to a_i^2 (a_i < 0), so that
-        # each shifted factor lands near 2^-900 w_i when the product lands near 2^-900
-        n1, n2 = (torch.clamp(a, max=0.0) ** 2 for a in (a1, a2))
-        tot = n1 + n2
-        w1 = torch.where(tot > 0, n1 / torch.where(tot > 0, tot, one), 0.5 * one)
-        S1 = torch.floor(shift * w1)
-        S2 = shift - S1
-    sub = lambda t, i: None if t is None else t[i]  # noqa: E731 - a shift on a subset of rows
+    # f(a_i) ~ exp(-a_i^2/2) in the lower tail: a product f(a1) f(a2) shares S by a_i-^2
+    S1, S2 = nm.split_shift(shift, *(torch.clamp(a, max=0.0) ** 2 for a in (a1, a2)))
+    sub = nm.rows
 
     # ---------------- pieces
     # D: r from max(kappa, base) up to rho (exists iff kappa < rho)

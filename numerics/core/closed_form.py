@@ -244,10 +244,8 @@ def _pdf_times(x, y, rho, q, conditional, shift):
     if shift is None:
         return normal.pdf(x) * conditional(x, y, rho, q)
     b = (y - rho * x) / torch.where(q > 0, q, torch.ones_like(q))
-    ex, eb = x * x, torch.where(q > 0, torch.clamp(b, max=0.0) ** 2, torch.zeros_like(b))
-    tot = ex + eb
-    sx = torch.floor(shift * torch.where(tot > 0, ex / torch.where(tot > 0, tot, torch.ones_like(tot)), 0.5))
-    return normal.pdf(x, sx) * conditional(x, y, rho, q, shift - sx)
+    sx, sb = normal.split_shift(shift, x * x, torch.where(q > 0, torch.clamp(b, max=0.0) ** 2, torch.zeros_like(b)))
+    return normal.pdf(x, sx) * conditional(x, y, rho, q, sb)
 
 
 def _cond_cdf(x, y, rho, q, shift=None):
@@ -349,8 +347,8 @@ def _orthant_first(mu1, mu2, s1, s2, rho, shift=None):
     times 2^shift (N1 decides which rows ``_exponent_apart`` recomputes).
 
     Degenerate/inactive branches, by Stein's identity E[Y1 h(Y2)] = rho E[h'(Y2)]:
-    constraint 1 inactive (a1 > 39 or s1 = 0, mu1 >= 0): mu1 Phi(a2) + rho s1 varphi(a2);
-    constraint 2 inactive (a2 > 39 or s2 = 0, mu2 >= 0): relu_moment1(mu1, s1);
+    constraint 1 inactive (a1 > 39, 56 in a recomputed row, or s1 = 0, mu1 >= 0): mu1 Phi(a2) +
+    rho s1 varphi(a2); constraint 2 inactive (the same for a2): relu_moment1(mu1, s1);
     z1 or z2 surely negative (a_i = -inf): 0.
     """
     a1, a2, _, N1, _ = _orthant(mu1, mu2, s1, s2, rho, shift)

@@ -137,9 +137,7 @@ def exp_half_sq(x: torch.Tensor, shift=None) -> torch.Tensor:
     """exp(-x^2/2) with x^2 formed exactly (hi*hi + 2*hi*lo + lo*lo), so that the
     rounding of x^2 (worth ~x^2 ulps of the result) does not occur.
 
-    ``shift`` S (integers, 0 <= S <= 1000): exp(-x^2/2) 2^S = exp(t) exp(tau) with
-    t + tau = -hi^2/2 + S ln2_hi exactly (``two_sum``; S ln2_hi is exact) and
-    tau absorbing -(2 hi lo + lo^2)/2 + S ln2_lo: relative error a few ulps at any S."""
+    ``shift`` S: times 2^S (``exp_scaled`` of the exact -hi^2/2 and the small rest)."""
     if shift is None:
         xc = x.clamp(-_CLAMP, _CLAMP)
         hi, lo = _split(xc)
@@ -148,14 +146,40 @@ def exp_half_sq(x: torch.Tensor, shift=None) -> torch.Tensor:
         return torch.exp(-0.5 * big) * torch.exp(-0.5 * small)
     xc = x.clamp(-_CLAMP_SHIFTED, _CLAMP_SHIFTED)
     hi, lo = _split(xc)
-    small = (2.0 * hi) * lo + lo * lo
-    t, tau = two_sum(-0.5 * (hi * hi), shift * _LN2_HI)
-    return torch.exp(t) * torch.exp(tau + (shift * _LN2_LO - 0.5 * small))
+    return exp_scaled(-0.5 * (hi * hi), -0.5 * ((2.0 * hi) * lo + lo * lo), shift)
+
+
+def exp_scaled(e_hi: torch.Tensor, e_lo: torch.Tensor, shift) -> torch.Tensor:
+    """exp(e_hi + e_lo) 2^S for an exponent e_hi (exact) + e_lo (|e_lo| << ulp-scale of e_hi) and
+    integers 0 <= S <= 1000: exp(t) exp(tau) with t + tau = e_hi + S ln2_hi exactly (``two_sum``;
+    S ln2_hi is exact), tau absorbing e_lo + S ln2_lo: a few ulps at any S.  The small part is
+    below 1e-6 wherever exp(t) is not 0; for a huge exponent (e_hi ~ -1e22, at |a| ~ 1e11) e_lo and
+    tau are ~1e5 and exp of them would overflow into 0 * inf = NaN, so it is clamped to [-1, 1]."""
+    t, tau = two_sum(e_hi, shift * _LN2_HI)
+    return torch.exp(t) * torch.exp((tau + (shift * _LN2_LO + e_lo)).clamp(-1.0, 1.0))
 
 
 def scale2(x: torch.Tensor, shift) -> torch.Tensor:
     """x 2^shift (exact; ``shift=None``: x itself) -- the factors free of exp(-x^2/2)."""
     return x if shift is None else torch.ldexp(x, shift)
+
+
+def rows(shift, i):
+    """The shift of the rows ``i`` (None stays None)."""
+    return None if shift is None else shift[i]
+
+
+def split_shift(shift, e1: torch.Tensor, e2: torch.Tensor):
+    """(S1, S2), S1 + S2 = shift, for a product of two Gaussian factors with exponents ~ -e1, -e2
+    (e_i >= 0): S shared in proportion to them (half each where both are 0), so that each shifted
+    factor carries about its own share and neither overflows while the other is tiny (an even
+    split lost g1(-50) g1(-1) entirely).  None for None."""
+    if shift is None:
+        return None, None
+    tot = e1 + e2
+    w1 = torch.where(tot > 0, e1 / torch.where(tot > 0, tot, torch.ones_like(tot)), 0.5 * torch.ones_like(tot))
+    s1 = torch.floor(shift * w1)
+    return s1, shift - s1
 
 
 def pdf(x: torch.Tensor, shift=None) -> torch.Tensor:
