@@ -140,41 +140,62 @@ def test_bvn_cdf_fast_rule_edges_every_formulation(formulation, monkeypatch, rec
     _worst(pairs, FAST_RULES, record)
 
 
-#: both sides of bvn_cdf's ``atol`` route at the exact network pass's atol (2^-60, Phi(-8.85)): min(h, k)
-#: across -8.85 and max(h, k) across +8.85, for correlations of both signs (a threshold loosened by a
-#: factor of 10 takes the -8.6 / 8.6 rows, where Phi(h)Phi(k) is 7 % off and Phi(min) 4e-11)
-ATOL_EDGES = ([(x, 1.5, r) for x in (-8.6, -8.84, -8.86, -9.5, -20.0) for r in (-0.6, 0.5, 0.95)]
-              + [(x, -0.7, r) for x in (8.6, 8.84, 8.86, 9.5, 20.0) for r in (-0.6, 0.5)]
-              + [(x, -6.5, -0.4) for x in (8.6, 8.84, 8.86, 9.5, 10.5)])  # Phi(-6.5) small: a dropped tail shows
+#: both sides of bvn_cdf's ``atol`` route at the exact network pass's atol 2^-60 = Phi(-8.773), each
+#: edge crossed within a factor 4: Phi(x)/2^-60 = 3.5, 1.9 (open side: kept relatively accurate), 0.79,
+#: 0.50 (pinned side) at |x| = 8.63, 8.70, 8.80, 8.85, and one point far inside.  Only rows no fast
+#: path takes reach the route, and only rows whose value the one-dimensional tail misses by more than
+#: 1e-14 relatively can show a route admitted beyond its edge (a threshold loosened 4x or 16x takes the
+#: open-side rows: 2.5e-11 to 0.5 relative there), so the families are those:
+#: * Phi(min) <= atol (Phi(h)Phi(k) returned), correlations of both signs: (x, 0, 0.7), (x, 1.5, 0.5) and
+#:   (x, 8, -0.6), where Phi(h)Phi(k) is off by 0.5, 0.067 and 3.7e-4 of Phi2 at x = -8.7;
+#: * Phic(max) <= atol (Phi(min) returned): (x, -6.5, -0.4), (x, -7.5, -0.6), where Phi2 is small enough
+#:   that the subtracted P(Y_max > x, Y_min <= min) shows (2.5e-11 and 1.5e-7 of Phi2 at x = 8.7; with
+#:   rho > 0 it is below 1e-20 of Phi2, beyond any relative witness)
+ATOL_LOW, ATOL_HIGH = (-8.63, -8.70, -8.80, -8.85, -9.5), (8.63, 8.70, 8.80, 8.85, 10.5)
+ATOL_EDGES = ([(x, k, r) for x in ATOL_LOW for k, r in ((0.0, 0.7), (1.5, 0.5), (8.0, -0.6))]
+              + [(x, k, r) for x in ATOL_HIGH for k, r in ((-6.5, -0.4), (-7.5, -0.6))])
+#: the route's contract: the atol of the exact network pass's call (numerics.masking.network, _P_ATOL)
+ROUTE_ATOL = 2.0**-60
 
 
 @functools.lru_cache(maxsize=1)
 def _atol_references():
+    """(Phi2 from the raw definition, the pinning tail Phi(min(h, k)) or Phic(max(h, k)), which of the
+    two it is) per row of ATOL_EDGES, by mpmath."""
     with mp.workdps(30):
-        return [(ref.bvn_cdf(h, k, r, dps=20), min(mp.ncdf(min(h, k)), mp.ncdf(-max(h, k))))
-                for h, k, r in ATOL_EDGES]
+        out = []
+        for h, k, r in ATOL_EDGES:
+            low, high = mp.ncdf(min(h, k)), mp.ncdf(-max(h, k))
+            out.append((ref.bvn_cdf(h, k, r, dps=REF_DPS), min(low, high), "low" if low <= high else "high"))
+        return out
 
 
 @pytest.mark.statement("lemma.relu_moment2")
 @pytest.mark.parametrize("formulation", ["compiled", "tensor", "masked"])
 def test_bvn_cdf_atol_route_every_formulation(formulation, monkeypatch, record):
     """``bvn_cdf(relative=False, atol=2^-60)``, the exact network pass's call: where a one-dimensional
-    tail (Phi(min(h, k)) or Phic(max(h, k)), mpmath) is below atol the value may be off by atol (beside the
-    rounding of the value returned), and only by that; on the other side of the edge it keeps the fast rules' relative accuracy -- against the raw
-    definition (mpmath), in each formulation of the kernel."""
+    tail (Phi(min(h, k)) or Phic(max(h, k)), mpmath) is below atol the value may be off by atol (beside
+    the rounding of the value returned), and only by that; on the other side of the edge it keeps the
+    fast rules' relative accuracy -- against the raw definition (mpmath), in each formulation of the
+    kernel.  Each edge is crossed within a factor 4 (asserted), so that a route admitting rows whose
+    tail is up to 4 atol (or more) fails on the open side."""
     from numerics.core import bvn
-    from numerics.masking import network
 
+    refs = _atol_references()
+    for edge in ("low", "high"):
+        tails = [t for _, t, e in refs if e == edge]
+        assert any(ROUTE_ATOL / 4 < t <= ROUTE_ATOL for t in tails), edge
+        assert any(ROUTE_ATOL < t <= 2 * ROUTE_ATOL for t in tails), edge
+        assert any(2 * ROUTE_ATOL < t <= 4 * ROUTE_ATOL for t in tails), edge
     monkeypatch.setattr(bvn, "_COMPILED", formulation == "compiled")
     monkeypatch.setattr(bvn, "_MASKED", formulation == "masked")
-    atol = network._P_ATOL
     h, k, r = (torch.tensor(c, dtype=torch.float64) for c in zip(*ATOL_EDGES))
-    got = bvn.bvn_cdf(h, k, r, relative=False, atol=atol).tolist()
+    got = bvn.bvn_cdf(h, k, r, relative=False, atol=ROUTE_ATOL).tolist()
     worst = 0.0
-    for p, g, (exact, tail) in zip(ATOL_EDGES, got, _atol_references()):
-        if tail <= atol:
+    for p, g, (exact, tail, _) in zip(ATOL_EDGES, got, refs):
+        if tail <= ROUTE_ATOL:
             # atol, plus the relative rounding of the one-dimensional value returned
-            assert abs(g - exact) <= atol + FAST_RULES.rtol * abs(exact), (p, g, float(exact))
+            assert abs(g - exact) <= ROUTE_ATOL + FAST_RULES.rtol * abs(exact), (p, g, float(exact))
         else:
             e = rel_err(g, float(exact))
             worst = max(worst, e)
