@@ -5,6 +5,7 @@ References are mpmath (50 digits) of the raw formulas; the kernels' own values w
 keyword serve only where a test says that the keyword must not change them."""
 from __future__ import annotations
 
+import inspect
 import math
 
 import mpmath as mp
@@ -160,9 +161,27 @@ def test_atol_route_changes_only_pinned_rows(masked, monkeypatch):
 
 
 def test_atol_zero_and_bad_values():
-    """atol = 0 (the default) changes nothing; a negative, infinite or NaN atol, or atol with q, is an error."""
+    """atol = 0 (the default) takes no row by the route: on rows that atol = 2^-60 would pin by
+    Phi(min(h, k)) (min(h, k) < -8.77, max(h, k) < 3, |rho| > 0.3: Phi(h)Phi(k) off by more than 1e-14
+    relatively, checked in mpmath), atol = 0 keeps the relative accuracy of the fast rules and the
+    general path (1e-14, as tests/test_bvn_kernels.py holds them) against mpmath's raw definition.
+    A negative, infinite or NaN atol, or atol with q, is an error."""
+    import _mp_bvn  # tests/ is on sys.path
+
+    assert inspect.signature(bvn.bvn_cdf).parameters["atol"].default == 0.0
     h, k, rho = _pairs_like_small_kappa(5000, 12)
-    assert torch.equal(bvn.bvn_cdf(h, k, rho, atol=0.0), bvn.bvn_cdf(h, k, rho))
+    atol = 2.0**-60
+    lo, hi = torch.minimum(h, k), torch.maximum(h, k)
+    rows = torch.nonzero((nm.cdf(lo) <= atol) & (hi < 3) & (rho.abs() > 0.3)).squeeze(-1)[:4].tolist()
+    assert len(rows) == 4
+    plain = bvn.bvn_cdf(h, k, rho, relative=False, atol=0.0)
+    for i in rows:
+        p = float(h[i]), float(k[i]), float(rho[i])
+        exact = _mp_bvn.bvn_cdf(*p, dps=20)
+        with mp.workdps(20):
+            assert mp.ncdf(min(p[:2])) <= atol
+            assert abs(mp.ncdf(p[0]) * mp.ncdf(p[1]) - exact) > 1e-14 * exact, p  # the route would be off
+        assert abs(float(plain[i]) - exact) <= 1e-14 * exact, (p, float(plain[i]), float(exact))
     for bad in (-1e-20, math.inf, math.nan):
         with pytest.raises(ValueError, match="atol"):
             bvn.bvn_cdf(h, k, rho, atol=bad)
