@@ -351,3 +351,60 @@ def test_load_rejects_a_malformed_file_naming_file_and_entry(tmp_path, text, mes
     with pytest.raises(ValueError) as exc:
         errata.load(pack)
     assert str(exc.value).startswith(f"{pack.errata}:") and message in str(exc.value)
+
+
+# ---------------------------------------------------------------------------------------
+# What an entry covers: the campaigns' counterexamples it records
+# ---------------------------------------------------------------------------------------
+
+COVERS = f'''
+[[erratum.covers]]
+campaign = "{SID}"
+when = "those with x > 0"
+'''
+
+
+def _campaign(cid=SID, recorded=None):
+    from hypothesis import strategies as st
+
+    from numerics.core.fuzzing import Campaign
+
+    return Campaign(id=cid, statement="a planted bound", ratio_name="lhs/rhs", domain="x real", judged="always",
+                    strategy=st.fixed_dictionaries({"x": st.floats(-1, 1)}), evaluate=lambda ex: (2.0, {}),
+                    reproducer=lambda ex: "2.0", recorded={"E1": lambda ex: ex["x"] > 0} if recorded is None else recorded)
+
+
+def _pack_covering(tmp_path, text: str, campaigns):
+    return dataclasses.replace(_pack_with(tmp_path, text), campaigns=tuple(campaigns))
+
+
+def test_an_entry_covers_the_counterexamples_its_campaigns_predicate_claims(tmp_path):
+    pack = _pack_covering(tmp_path, GOOD + COVERS, [_campaign()])
+    [e] = errata.load(pack)
+    assert e.covers == (errata.Cover(SID, "those with x > 0"),)
+    assert errata.covering([e], pack.campaigns[0], {"x": 0.5}) == [e]
+    assert errata.covering([e], pack.campaigns[0], {"x": -0.5}) == []
+    # another campaign of the same statement is not covered by naming this one
+    assert errata.covering([e], _campaign(cid=SID + "@other"), {"x": 0.5}) == []
+    assert f"`{PACK.id}:{SID}`: those with x > 0" in errata.entry_markdown(e)
+
+
+@pytest.mark.parametrize("campaigns, text, message", [
+    ([], GOOD + COVERS, f"covers unknown campaign '{SID}'"),
+    ([_campaign(recorded={})], GOOD + COVERS, "has no predicate for it"),
+    ([_campaign()], GOOD, "has a predicate for E1, but no such entry covers it"),
+    ([_campaign()], GOOD + COVERS.replace('when = "those with x > 0"\n', ""), "exactly the keys 'campaign' and 'when'"),
+])
+def test_load_holds_covers_and_predicates_to_each_other(tmp_path, campaigns, text, message):
+    pack = _pack_covering(tmp_path, text, campaigns)
+    with pytest.raises(ValueError) as exc:
+        errata.load(pack)
+    assert message in str(exc.value)
+
+
+def test_a_cover_must_name_a_campaign_of_one_of_its_statements(tmp_path):
+    other = next(s.id for s in PACK.paper.statements if s.id != SID)
+    pack = _pack_covering(tmp_path, GOOD.replace(f'statements = ["{SID}"]', f'statements = ["{other}"]') + COVERS,
+                          [_campaign()])
+    with pytest.raises(ValueError, match="not one of its statements"):
+        errata.load(pack)

@@ -2,9 +2,13 @@
 
 - ``judge`` gives each status exactly where its rule says, and a pass that judged nothing
   (``judged=0``, a ratio of exactly 0, a campaign with no judged example) is no evidence;
+- a campaign's counterexample is a finding only where an erratum covers it (names the campaign,
+  and the campaign's predicate claims the example); a reading's refutation that broke, and a
+  failed self-check, fail the statement;
 - a planted pack run through the real pipeline (pytest, the plugin, ``checkrun``): a statement
-  whose only witness is the LaTeX round trip, and one whose rate check judged nothing, are
-  *not* reported ``holds``; the plugin reports the judged-nothing pass as skipped;
+  whose only witness is the LaTeX round trip, one whose only witness is a self-check of the
+  suite (``witness("selfcheck")``), and one whose rate check judged nothing, are *not* reported
+  ``holds``; the plugin reports the judged-nothing pass as skipped;
 - every statement of every registered pack that has no evidential witness in any tier says
   why (``Statement.not_checked``) or where it is checked (``checked_in``).
 """
@@ -19,6 +23,7 @@ import sympy as sp
 
 from numerics.app import checkrun, verdicts
 from numerics.app.checkrun import WitnessResult
+from numerics.core import errata as errata_data
 from numerics.core import registry
 from numerics.core.pack import PaperPack
 from theory.core.pack import Paper
@@ -41,12 +46,14 @@ class _Result:  # the fields of fuzzing.Result that a verdict reads
     threshold: float | None = 1.0
     valid_examples: int = 10
     worst_ratio: float = 0.5
+    shrunk_counterexample: dict | None = None
 
 
 @dataclasses.dataclass
 class _Run:
     result: _Result
     qualified: str = "p:s"
+    campaign: object = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -113,10 +120,47 @@ def test_campaigns_enter_the_status():
     st = _st()
     assert verdicts.judge(st, [], campaigns=[_Run(_Result())]).status == "holds"
     assert verdicts.judge(st, [_r()], campaigns=[_Run(_Result(failed=True))]).status == "fails"
-    assert verdicts.judge(st, [_r()], campaigns=[_Run(_Result(failed=True))], errata=["p:E1"]).status == "finding"
     assert verdicts.judge(st, [_r()], campaigns=[_Run(_Result(error="boom"))]).status == "fails"
     for empty in (_Result(valid_examples=0), _Result(worst_ratio=0.0), _Result(threshold=None)):
         assert verdicts.judge(st, [], campaigns=[_Run(empty)]).status == "not checked"
+
+
+def _covering_erratum(campaign="s", eid="E1"):
+    return errata_data.Erratum(pack="p", id=eid, title="t", statements=("s",), paper="p", wrong="w",
+                               covers=(errata_data.Cover(campaign, "those with x > 0"),))
+
+
+@dataclasses.dataclass
+class _Campaign:  # the fields of fuzzing.Campaign that a verdict reads
+    id: str = "s"
+    recorded: dict = dataclasses.field(default_factory=lambda: {"E1": lambda ex: ex["x"] > 0})
+
+
+def _counterexample(x):
+    return _Run(_Result(failed=True, shrunk_counterexample={"x": x}), campaign=_Campaign())
+
+
+def test_a_campaign_counterexample_is_a_finding_only_where_an_erratum_covers_it():
+    """An erratum names the campaign whose counterexamples it records and which ones (the campaign's
+    predicate): there the status is ``finding``; a counterexample outside it is a new failure."""
+    st, e = _st(), _covering_erratum()
+    v = verdicts.judge(st, [_r()], campaigns=[_counterexample(1.0)], errata=[e])
+    assert v.status == "finding" and "recorded by p:E1" in v.evidence[0]
+    v = verdicts.judge(st, [_r()], campaigns=[_counterexample(-1.0)], errata=[e])
+    assert v.status == "fails" and "no erratum covers" in v.evidence[0]
+    # an erratum of the statement that does not name this campaign covers none of its counterexamples
+    assert verdicts.judge(st, [_r()], campaigns=[_counterexample(1.0)],
+                          errata=[_covering_erratum(campaign="s@other")]).status == "fails"
+    # nor does an erratum given only by its id, or a run that carries no campaign
+    assert verdicts.judge(st, [_r()], campaigns=[_counterexample(1.0)], errata=["p:E1"]).status == "fails"
+    assert verdicts.judge(st, [_r()], campaigns=[_Run(_Result(failed=True))], errata=[e]).status == "fails"
+
+
+def test_a_predicate_that_raises_covers_nothing():
+    def broken(ex):
+        raise ZeroDivisionError
+    run = _Run(_Result(failed=True, shrunk_counterexample={"x": 1.0}), campaign=_Campaign(recorded={"E1": broken}))
+    assert verdicts.judge(_st(), [], campaigns=[run], errata=[_covering_erratum()]).status == "fails"
 
 
 def test_not_checked_gives_the_recorded_reason_or_says_there_is_none():
@@ -136,6 +180,33 @@ def test_readings_report_the_strongest_holding_and_the_weakest_failing():
     assert [r["outcome"] for r in v.readings] == ["holds", "holds", "refuted", "not checked"]
     assert (v.strongest_holding, v.weakest_failing) == ("mid", "strong")
     assert v.status == "holds"  # the refutation of a stronger reading is no failure of the claim checked
+
+
+@pytest.mark.parametrize("bad", ["failed", "error"])
+def test_a_refutation_that_broke_fails_the_statement(bad):
+    """A test that should exhibit a reading's counterexample and broke is a broken witness: the
+    statement does not hold on the strength of its other witnesses."""
+    st = _st(provenance=reconstructed("Lemma 9", readings=(Reading("weak", "some C1", 1), Reading("strong", "all C1", 2))))
+    v = verdicts.judge(st, [_r(reading=("weak", False)), _r(bad, witness="reference", reading=("strong", True))])
+    assert v.status == "fails" and [r["outcome"] for r in v.readings] == ["holds", "fails"]
+
+
+def test_a_self_check_alone_is_no_evidence_and_a_broken_one_fails():
+    """A self-check (a reference against a certified ball, a table against its definition) vouches for
+    the suite's witnesses, never for the claim; when one fails no witness of the statement stands."""
+    v = verdicts.judge(_st(), [_r(witness="selfcheck")])
+    assert v.status == "not checked" and "self-checks" in v.reason
+    assert verdicts.judge(_st(), [_r(witness="selfcheck"), _r()]).status == "holds"
+    v = verdicts.judge(_st(), [_r(), _r("failed", witness="selfcheck")])
+    assert v.status == "fails" and "self-check" in v.reason
+    assert "selfcheck" not in verdicts.EVIDENTIAL and "selfcheck" in checkrun.WITNESSES
+
+
+def test_a_self_checks_figures_are_not_the_statements():
+    row = checkrun.Row("p:s", "eq. (1)")
+    row.add(_r(witness="selfcheck", error=1e-3, ratio=0.9))
+    row.add(_r(witness="reference", error=1e-15))
+    assert (row.error, row.ratio) == (1e-15, None) and row.cell("selfcheck") == "ok 1"
 
 
 def test_a_refutation_alone_is_no_evidence_for_the_statement():
@@ -180,6 +251,11 @@ PLANTED = '''
         record(ratio=0.5, judged=3)
         assert 0.5 <= 1
 
+    @pytest.mark.statement("selfcheck_only")
+    @pytest.mark.witness("selfcheck")
+    def test_reference_against_its_table(record):
+        record(error=1e-16, judged=4)
+
     @pytest.mark.slow
     @pytest.mark.statement("slow_only")
     @pytest.mark.witness("montecarlo")
@@ -193,7 +269,7 @@ def planted(tmp_path, monkeypatch):
     vdir = tmp_path / "verify" / "planted"
     vdir.mkdir(parents=True)
     (vdir / "test_planted.py").write_text(textwrap.dedent(PLANTED))
-    ids = ("latex_only", "vacuous_rate", "zero_ratio", "real", "also_real", "slow_only", "nothing")
+    ids = ("latex_only", "vacuous_rate", "zero_ratio", "real", "also_real", "selfcheck_only", "slow_only", "nothing")
     paper = Paper("planted", "A planted paper", ("A. Author",), "arXiv 0000.00000",
                   tuple(_st(i) for i in ids))
     monkeypatch.chdir(tmp_path)
@@ -209,11 +285,11 @@ def test_planted_latex_only_and_vacuous_statements_are_not_reported_as_holding(p
     checkrun.judge_rows(rows, results, [planted])
     status = {row.statement.split(":")[1]: row.verdict.status for row in rows}
     assert status == {"latex_only": "not checked", "vacuous_rate": "not checked", "zero_ratio": "not checked",
-                      "real": "holds", "also_real": "holds", "slow_only": "not checked in this tier",
-                      "nothing": "not checked"}
+                      "real": "holds", "also_real": "holds", "selfcheck_only": "not checked",
+                      "slow_only": "not checked in this tier", "nothing": "not checked"}
     table = checkrun.format_table(rows)
     assert "planted:slow_only: not checked in this tier" in table and "slow tier" in table
-    assert checkrun.status_line(rows) == "7 statements: 2 holds, 1 not checked in this tier, 4 not checked"
+    assert checkrun.status_line(rows) == "8 statements: 2 holds, 1 not checked in this tier, 5 not checked"
 
 
 # ---------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ MARKERS = (
     "reading(id, refutes=False): the reading of a reconstructed statement a test witnesses (refutes=True: "
     "the test passes by exhibiting that reading's counterexample)",
     "witness(kind): which witness a test is (symbolic, reference, certified, fast, montecarlo, property, "
-    "dynamics, latex)",
+    "dynamics: evidence for the claim; latex: the export; selfcheck: a test of the suite's own references or "
+    "tables, never evidence)",
     "property: runs Hypothesis (set on @given tests by the plugin, by hand on tests with a campaign inside); "
     "python bench/deep_profile.py runs them all under the deep profile",
 )

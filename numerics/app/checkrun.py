@@ -20,7 +20,9 @@ from theory.core.io import atomic_write
 
 #: the paper-reference column of the terminal table is cut to this width (the JSON has it whole)
 REF_WIDTH = 40
-WITNESSES = ("symbolic", "reference", "certified", "fast", "montecarlo", "property", "dynamics", "latex")
+#: the table's witness columns: the evidential kinds, then the LaTeX export and the suite's self-checks
+#: (``verdicts.PRESENTATIONAL``, ``verdicts.SELF_CHECKS``: shown, never evidence)
+WITNESSES = ("symbolic", "reference", "certified", "fast", "montecarlo", "property", "dynamics", "latex", "selfcheck")
 
 
 @dataclass
@@ -52,8 +54,14 @@ class Row:
     verdict: object = None  # verdicts.Verdict, set by ``judge_rows``
 
     def add(self, r: WitnessResult) -> None:
+        """Count ``r``'s outcome in its witness's cell; its figures (error, digits, ratio) are the
+        statement's only when it is evidence for the claim (a self-check's error is a reference's)."""
+        from .verdicts import EVIDENTIAL
+
         counts = self.cells.setdefault(r.witness, defaultdict(int))
         counts[r.outcome] += 1
+        if r.witness not in EVIDENTIAL:
+            return
         if r.error is not None and math.isfinite(r.error):
             self.error = r.error if self.error is None else max(self.error, r.error)
         if r.digits is not None:

@@ -148,10 +148,24 @@ def _fuzz(args) -> int:
         print(f"maskverify fuzz: {exc}", file=sys.stderr)
         return 1
     print(fuzzing.format_result(result))
+    if result.failed:
+        print(_recorded_line(pack, campaign, result.shrunk_counterexample))
     if args.json:
         fuzzing.write_json(args.json, result)
         print(f"wrote {args.json}")
     return 1 if (result.failed or result.error) else 0
+
+
+def _recorded_line(pack, campaign, example) -> str:
+    """Whether the pack's errata record a counterexample of ``campaign`` (``errata.covering``)."""
+    from numerics.core import errata
+
+    found = errata.covering(errata.load(pack), campaign, example)
+    if not found:
+        return ("no erratum of the pack covers this counterexample: a new failure of the statement "
+                "(or record it in the errata, [[erratum.covers]])")
+    whens = [next(c.when for c in e.covers if c.campaign == campaign.id) for e in found]
+    return "recorded by " + "; ".join(f"{e.qualified} ({w})" for e, w in zip(found, whens))
 
 
 def _fuzz_epilog() -> str:

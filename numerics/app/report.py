@@ -78,6 +78,7 @@ class CampaignRun:
     pack: str
     result: object  # fuzzing.Result
     ratios: list[float | None] = field(default_factory=list)
+    campaign: object = None  # the fuzzing.Campaign run, whose ``recorded`` predicates the verdict asks
 
     @property
     def qualified(self) -> str:
@@ -102,7 +103,7 @@ def run_campaigns(packs, *, examples: int | None = None, seed: int = 0, deep: bo
 
             result = fuzzing.run(campaign, examples=examples, seed=seed, deep=deep, progress=progress,
                                  observe=observe)
-            runs.append(CampaignRun(pack.id, result, ratios))
+            runs.append(CampaignRun(pack.id, result, ratios, campaign))
     return runs
 
 

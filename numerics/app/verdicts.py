@@ -1,15 +1,21 @@
 """A statement's verdict from the evidence that was gathered for it, for every pack.
 
-DESIGN.md, "Verdicts": every witness kind but ``latex`` is *evidential*; the LaTeX round trip
-checks the export, not the claim.  ``judge`` folds one statement's witness results (this
+DESIGN.md, "Verdicts": every witness kind but ``latex`` and ``selfcheck`` is *evidential*; the
+LaTeX round trip checks the export, not the claim, and a self-check checks the suite itself (a
+reference against a certified ball or another rule, a precomputed table against its definition):
+it vouches for a witness, never for the paper.  ``judge`` folds one statement's witness results (this
 tier's pytest run), its fuzz campaign outcomes (when they were run), its recorded errata and
 the inventory of witnesses in other tiers into one ``Verdict``:
 
 ============================  ===============================================================
 status                        when
 ============================  ===============================================================
-``fails``                     an evidential witness failed or errored, or a strict xfail passed,
-                              or a campaign found a counterexample no erratum records
+``fails``                     an evidential witness failed or errored (a reading's refutation
+                              included), or a strict xfail passed, or a campaign found a
+                              counterexample no erratum covers (``errata.covering``: the entry
+                              names the campaign and its predicate claims the example), or a
+                              self-check of the statement's witnesses failed (then no witness
+                              of it can be trusted)
 ``finding``                   the pack's errata record a finding for the statement (or a strict
                               xfail recorded one) and nothing failed
 ``not supported``             the same for an empirical claim (``Kind.EMPIRICAL``), or a witness
@@ -35,6 +41,8 @@ from typing import Iterable, Sequence
 
 EVIDENTIAL = ("symbolic", "reference", "certified", "fast", "montecarlo", "property", "dynamics", "campaign")
 PRESENTATIONAL = ("latex",)
+#: tests of the suite's own references and tables: they vouch for a witness, not for a claim
+SELF_CHECKS = ("selfcheck",)
 BAD = ("failed", "error", "xpass")
 #: every status, in the order the summaries count them
 STATUSES = ("holds", "supported", "finding", "not supported", "fails", "not checked in this tier", "not checked")
@@ -127,6 +135,18 @@ def _readings(statement, results: Sequence) -> tuple[list[dict], str | None, str
     return out, strongest, weakest
 
 
+def _covering(run, errata) -> list:
+    """The errata that record the counterexample of ``run`` (a ``report.CampaignRun``): those whose
+    ``covers`` names its campaign and whose predicate claims the shrunk example
+    (``numerics.core.errata.covering``); [] for a run that carries no campaign."""
+    from numerics.core.errata import covering
+
+    campaign = getattr(run, "campaign", None)
+    if campaign is None:
+        return []
+    return covering(errata, campaign, run.result.shrunk_counterexample)
+
+
 def _where(where: str, what: list[str]) -> str:
     """One place that checks a statement, as a command to type: 'slow tier: pytest 'NODE' -m
     slow (+2 more)', a campaign's ``maskverify fuzz`` line, or the declared ``checked_in``."""
@@ -153,14 +173,22 @@ def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Seq
     claim = [r for r in results if r.witness in EVIDENTIAL and not _refutes(r)]
     errata = list(errata)
 
-    bad = [r for r in claim if r.outcome in BAD]
+    # a reading's refutation that broke is a broken witness too (not merely an unrefuted reading)
+    bad = [r for r in results if r.witness in EVIDENTIAL and r.outcome in BAD]
+    broken_checks = [r for r in results if r.witness in SELF_CHECKS and r.outcome in BAD]
     runs = [(run, _campaign_outcome(run)) for run in campaigns]
-    bad_runs = [run for run, o in runs if o == "error" or (o == "counterexample" and not errata)]
-    if bad or bad_runs:
+    covered = {id(run): _covering(run, errata) for run, o in runs if o == "counterexample"}
+    bad_runs = [run for run, o in runs if o == "error" or (o == "counterexample" and not covered[id(run)])]
+    if bad or bad_runs or broken_checks:
         verdict.status = "fails"
         verdict.evidence = [f"{r.witness} {r.outcome}: {r.nodeid}" for r in bad]
-        verdict.evidence += [f"campaign {run.qualified}: {o}" for run, o in runs if run in bad_runs]
-        verdict.reason = f"{len(verdict.evidence)} evidential witness(es) failed"
+        verdict.evidence += [f"campaign {run.qualified}: " + ("counterexample no erratum covers" if o == "counterexample"
+                                                               else o) for run, o in runs if run in bad_runs]
+        verdict.evidence += [f"self-check {r.outcome}: {r.nodeid}" for r in broken_checks]
+        parts = [f"{len(bad) + len(bad_runs)} evidential witness(es) failed"] if bad or bad_runs else []
+        if broken_checks:
+            parts.append(f"{len(broken_checks)} self-check(s) of its witnesses failed")
+        verdict.reason = "; ".join(parts)
         return verdict
 
     recorded = [r for r in claim if r.outcome == "xfail"]
@@ -169,7 +197,8 @@ def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Seq
         verdict.status = "not supported" if empirical else "finding"
         ids = [getattr(e, "qualified", str(e)) for e in errata]
         verdict.evidence = [f"{r.witness} recorded finding: {r.nodeid}" for r in recorded]
-        verdict.evidence += [f"campaign {run.qualified}: counterexample" for run in found_by_campaign]
+        verdict.evidence += [f"campaign {run.qualified}: counterexample recorded by "
+                             + ", ".join(e.qualified for e in covered[id(run)]) for run in found_by_campaign]
         verdict.reason = ("recorded in " + ", ".join(ids)) if ids else "a strict xfail recorded the finding"
         return verdict
 
@@ -195,6 +224,8 @@ def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Seq
     presentational = [r for r in results if r.witness in PRESENTATIONAL and r.outcome == "passed"]
     if presentational:
         notes.append("only the LaTeX export was checked")
+    if any(r.witness in SELF_CHECKS and r.outcome == "passed" for r in results):
+        notes.append("only self-checks of the suite's references ran, which are no evidence for the claim")
     elsewhere = list(elsewhere)
     if statement is not None and statement.checked_in:
         elsewhere.append(Elsewhere("declared", statement.checked_in))

@@ -26,7 +26,17 @@ consequence             text                      what follows from the error
 reproduce               list of commands          shell commands, one line each
 reproduce_note          text                      what they show, or why there is none
 tests                   list of node ids          the strict xfails holding the printed form
+covers                  list of {campaign, when}  the fuzz campaigns whose counterexamples
+                                                  the entry records, and which ones
 ======================  ========================  =====================================
+
+An erratum names what it covers.  A campaign's counterexample is the entry's only where
+``[[erratum.covers]]`` names the campaign (its short id, ``@variant`` included) and the campaign's
+predicate for the entry, ``Campaign.recorded[id](example)``, says the counterexample is the failure
+that ``when`` describes (e.g. "the bound holds once the labels are 0": the violation is the label
+term's).  A counterexample no entry covers is a new failure (``covering``; the verdict ``fails``).
+``load`` holds both sides to each other: every cover names a campaign of the pack that fuzzes one of
+the entry's statements and has a predicate for it, and every predicate belongs to a cover.
 
 ``python -m numerics.core.errata`` writes every registered pack's ``errata.md`` (beside its
 TOML file) from the data; ``maskverify notes --paper ID`` regenerates one pack's, with its
@@ -58,6 +68,15 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Cover:
+    """The counterexamples of campaign ``campaign`` (a short id of the pack) that an entry records:
+    those of which ``when`` holds, as the campaign's ``recorded`` predicate for the entry decides."""
+
+    campaign: str
+    when: str
+
+
+@dataclass(frozen=True)
 class Erratum:
     """One finding of pack ``pack`` (the fields of the module's table)."""
 
@@ -75,6 +94,7 @@ class Erratum:
     reproduce: tuple[str, ...] = ()
     reproduce_note: str | None = None
     tests: tuple[str, ...] = ()
+    covers: tuple[Cover, ...] = ()
 
     @property
     def qualified(self) -> str:
@@ -93,7 +113,10 @@ _FIELDS = {
     "wrong": ("text", True), "where": ("text", False), "counterexample": ("text", False),
     "counterexample_label": ("text", False), "sections": ("sections", False), "consequence": ("text", False),
     "reproduce": ("list", False), "reproduce_note": ("text", False), "tests": ("list", False),
+    "covers": ("covers", False),
 }
+#: the keys of a table of each array-of-tables kind, and the record it becomes
+_TABLES = {"sections": (("label", "text"), Section), "covers": (("campaign", "when"), Cover)}
 
 
 def _field(key: str, kind: str, value, fail):
@@ -110,11 +133,12 @@ def _field(key: str, kind: str, value, fail):
         return tuple(v.strip() for v in value)
     if not isinstance(value, list) or not all(isinstance(s, dict) for s in value):
         fail(f"{key!r} must be an array of tables [[erratum.{key}]]")
+    keys, record = _TABLES[kind]
     out = []
     for s in value:
-        if set(s) != {"label", "text"}:
-            fail(f"each of {key!r} needs exactly the keys 'label' and 'text', got {sorted(s)}")
-        out.append(Section(_field("label", "text", s["label"], fail), _field("text", "text", s["text"], fail)))
+        if set(s) != set(keys):
+            fail(f"each of {key!r} needs exactly the keys {' and '.join(map(repr, keys))}, got {sorted(s)}")
+        out.append(record(*(_field(k, "text", s[k], fail) for k in keys)))
     return tuple(out)
 
 
@@ -147,6 +171,15 @@ def _entry(pack, path: Path, index: int, raw) -> Erratum:
     bad_tests = [t for t in values.get("tests", ()) if "::" not in t or Path(t.split("::")[0]).is_absolute()]
     if bad_tests:
         fail(f"test(s) {', '.join(bad_tests)} are not pytest node ids relative to the repository")
+    campaigns = {c.id: c for c in getattr(pack, "campaigns", ())}
+    for cover in values.get("covers", ()):
+        c = campaigns.get(cover.campaign)
+        if c is None:
+            fail(f"covers unknown campaign {cover.campaign!r}; the pack's: {', '.join(campaigns) or 'none'}")
+        if c.statement_id not in values["statements"]:
+            fail(f"covers campaign {c.id!r}, which fuzzes {c.statement_id!r}, not one of its statements")
+        if values["id"] not in c.recorded:
+            fail(f"covers campaign {c.id!r}, which has no predicate for it (Campaign.recorded[{values['id']!r}])")
     return Erratum(pack=pack.id, **values)
 
 
@@ -177,7 +210,29 @@ def load(pack) -> list[Erratum]:
             raise ValueError(f"{path}: entry {index} ({e.id}): duplicate id {e.id}")
         seen.add(e.id)
         entries.append(e)
+    covered = {(c.campaign, e.id) for e in entries for c in e.covers}
+    for c in getattr(pack, "campaigns", ()):
+        stray = [eid for eid in c.recorded if (c.id, eid) not in covered]
+        if stray:
+            raise ValueError(f"{path}: campaign {c.id!r} has a predicate for {', '.join(stray)}, but no such "
+                             f"entry covers it ([[erratum.covers]] campaign = {c.id!r})")
     return entries
+
+
+def covering(errata, campaign, example) -> list[Erratum]:
+    """The entries of ``errata`` that record ``example``, a counterexample of ``campaign`` (a
+    ``fuzzing.Campaign``): those covering the campaign whose predicate holds of the example.  A
+    predicate that raises records nothing (the counterexample then stands as a new failure)."""
+    out = []
+    for e in errata:
+        if not any(c.campaign == campaign.id for c in getattr(e, "covers", ())):
+            continue
+        try:
+            if campaign.recorded[e.id](example):
+                out.append(e)
+        except Exception:  # noqa: BLE001 -- an unjudgeable counterexample is not a recorded one
+            continue
+    return out
 
 
 def markdown_path(pack) -> Path:
@@ -214,6 +269,9 @@ def entry_markdown(e: Erratum, level: int = 2) -> str:
         lines.append("\n".join(block))
     elif e.reproduce_note:
         lines.append(_bullet("Reproduce", e.reproduce_note))
+    if e.covers:
+        lines.append("\n".join(["- **Campaign counterexamples it records** (others are new failures):",
+                                *(f"  - `{e.pack}:{c.campaign}`: {c.when}" for c in e.covers)]))
     if e.tests:
         lines.append("\n".join([f"- **Tests** (`xfail(strict=True)`, reason citing `{e.citation}`):",
                                 *(f"  - `{t}`" for t in e.tests)]))

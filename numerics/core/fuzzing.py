@@ -25,7 +25,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings, target
@@ -51,6 +51,9 @@ class Campaign:
     inequality fails, ``None`` for a statement with hidden constants (its largest ratio is
     reported, never called a failure).  Examples are dicts of plain floats and lists (JSON as
     they are); ``reproducer(example)`` is a one-line expression that evaluates to the ratio.
+    ``recorded``: for each erratum of the pack that covers this campaign (its id, ``E4``), whether a
+    counterexample is the failure that erratum records (``errata.covering``); a counterexample no
+    predicate claims is a new failure.
     """
 
     id: str
@@ -65,6 +68,7 @@ class Campaign:
     examples: int = 200
     deep_strategy: st.SearchStrategy | None = None
     deep_domain: str | None = None
+    recorded: Mapping[str, Callable[[Example], bool]] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def statement_id(self) -> str:
