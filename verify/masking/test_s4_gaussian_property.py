@@ -32,6 +32,10 @@ GRID = 2 * 2.0**-1074
 FACTORS = Tol(4e-13, why="three sides each within the 1e-13 contract, plus a rounding")
 ROUND = Tol(1e-12, why="a few float64 operations on values accurate to ~1e-14, "
                        "plus the conditioning of the identity compared")
+#: an inequality between two kernel values, each within the contract (1e-13 relative, + GRID where the
+#: value is subnormal: closed_form's module docstring): x <= y holds exactly, so the floats satisfy
+#: x~ <= (1 + 1e-13)/(1 - 1e-13) (y~ + GRID) + GRID <= (1 + PAIR.rtol) y~ + 3 GRID
+PAIR = Tol(2.1e-13, why="two values each within 1e-13 of exact: (1 + 1e-13)/(1 - 1e-13) < 1 + 2.1e-13")
 
 
 def close(a, b, scale, tol=ROUND):
@@ -82,12 +86,18 @@ def test_reflection_identities(p):
 @pytest.mark.statement("lemma.relu_moment1")
 @given(S.normal_params())
 def test_cauchy_schwarz_and_positivity(p):
-    """E[z 1]^2 <= E[z^2 1] P(z >= 0), all three >= 0 (tails included: no cancellation to < 0)."""
+    """E[z 1] <= E[z^2 1]^(1/2) P(z >= 0)^(1/2), all three >= 0 (tails included: no cancellation to
+    < 0).  Taken in square roots of mpmath numbers (``moment``; P(z >= 0) = Phi(mu/s) in mpmath where
+    its float is subnormal), so that nothing underflows: the squares of the floats did below 1e-150,
+    where the old slack 1e-300 made the check vacuous.  Tolerance: m1 and the product under the root
+    each within the contract (``PAIR``), GRID where m1 is subnormal."""
     mu, s = p
     m1, m2 = float(cf.relu_moment1(mu, s)), float(cf.relu_square_moment(mu, s))
     prob = float(cf.orthant_prob(mu, 1.0, s, 0.0, 0.0))  # P(z >= 0) as an orthant with a free 2nd axis
-    assert m1 >= 0 and m2 >= 0
-    assert m1 * m1 <= m2 * prob * (1 + 1e-12) + 1e-300
+    assert m1 >= 0 and m2 >= 0 and prob >= 0
+    prob_mp = mp.mpf(prob) if prob >= TINY else (mp.ncdf(mp.mpf(mu) / s) if s > 0 else mp.mpf(mu >= 0))
+    cs = mp.sqrt(moment(cf.relu_square_moment, mu, s) * prob_mp)
+    assert m1 <= cs * (1 + PAIR.rtol) + GRID, (m1, float(cs))
 
 
 @pytest.mark.statement("lemma.relu_moment1")
@@ -185,11 +195,15 @@ def test_increasing_in_correlation(examples):
 
     @S.limit(examples)
     @given(S.bivariate_params(), st.floats(0, 1))
+    # values below 1e-300, where the old slack of 1e-300 held nothing (the drawn examples give 0 or
+    # values far above it): normal (8.2e-305 -> 1.5e-303) and subnormal (4.0e-313 -> 7.4e-312)
+    @example(p=(-38.0, 1e13, 1.0, 1e13, 0.0), frac=0.5)
+    @example(p=(-38.5, 1e13, 1.0, 1e13, 0.0), frac=0.5)
     def check(p, frac):
         mu1, mu2, s1, s2, rho = p
         hi = rho + frac * (1 - rho)
         lo_v, hi_v = (float(cf.relu_moment2(mu1, mu2, s1, s2, r)) for r in (rho, hi))
-        assert lo_v <= hi_v * (1 + 1e-13) + 1e-300
+        assert lo_v <= hi_v * (1 + PAIR.rtol) + 3 * GRID, (lo_v, hi_v)
 
     check()
 
@@ -236,7 +250,9 @@ def _contract(name, mu1, mu2, s1, s2, rho, exact):
 def test_scaled_moments_relative_below_the_normal_range(name, mu1, mu2, s1, s2, rho):
     """relu_moment2 = s1 s2 M and orthant_first = s1 N1 are normal numbers here while M (N1) is far below
     the smallest normal float64: relative accuracy 1e-13 against the mpmath reference (the kernels carry
-    the binary exponent apart; a kernel that took M as a float64 fails every row but the first)."""
+    the binary exponent apart: a kernel that took M as a float64, ``closed_form._DEEP = 0``, fails every
+    row but the first, where M is normal, and the Stein branch's, which fails a kernel that forms that
+    branch's coefficient times (s g1) instead of (coef s) g1: s g1 underflows there)."""
     exact = _reference(name, mu1, mu2, s1, s2, rho)
     assert abs(exact) >= TINY, "the value itself must be a normal float64 here"
     err, _, got = _contract(name, mu1, mu2, s1, s2, rho, exact)
