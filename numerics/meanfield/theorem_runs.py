@@ -12,13 +12,16 @@ step halving (``numerics.meanfield.rates.judge_flow``) or, both data sets having
 one-point reduction (``numerics.meanfield.one_point``: the states exact, the times by quadrature, and
 the limit state h(oo) visited too); the rate judged only where L_t is resolved:
 
-- the loss bound: max over resolved t of (L_t + tol)/(L_0 e^{-k t}), k the conclusion's exponent;
+- the loss bound: max over resolved t of (L_t + tol)/(L_0 e^{-k t}), k the conclusion's exponent,
+  over the horizon E_FOLDS/k or up to where the loss reaches its resolution floor, with k t_max
+  (``decay``) and whether the floor ended it (``floored``) reported;
 - (59)/(81): min_t eta^t / (2^(-2/3) K), eta^t counted on I shrunk by the states' error (10 x the
   halving difference; 1e-12 for the reduction);
 - lambda_min along the trajectory: the tangent kernel H_t = (c^2/m) sum_i (s'_i s'_i^T) o G drives
   dL/dt = -r^T H_t r, and the proof's chain gives lambda_min(H_t) >= c^2 lambda_min(G) K_s^2 eta^t >=
   c^2 lambda_min(G) K_s^2 2^(-2/3) K: min_t of lambda_min(H_t) (lowered by its error) over that bound;
-- the feature movement (15): min_t (1/m) sum_i |h_i^t - h_i^0| c L_sigma/|f^t - f^0|.
+- the feature movement (15): min_t [(1/m) sum_i |h_i^t - h_i^0| - err] c L_sigma/(|f^t - f^0| + its error)
+  (``feature_move_ratio``: both sides on their conservative side).
 
 ``python -m numerics.meanfield.theorem_runs thm.1|thm.3 [--seeds 0 1 2]`` runs them and prints one JSON
 line per draw (size, seconds, outcome).
@@ -62,6 +65,8 @@ class Outcome:
     ratio: float
     judged: int
     horizon: float
+    decay: float
+    floored: bool
     fastest_over_k: float
     eta_ratio: float
     lam_ratio: float
@@ -82,7 +87,8 @@ class Outcome:
 
 class _StateChecks:
     """The conclusions checked at each recorded state h (module docstring), with ``err`` a bound on
-    the state's error: eta^t on I shrunk by err, lambda_min(H_t) lowered by its error, and (15)."""
+    the state's error: eta^t on I shrunk by err, lambda_min(H_t) lowered by its error, and (15) with
+    the movement lowered and |f - f0| raised by theirs (``feature_move_ratio``)."""
 
     def __init__(self, p: dy.Problem, sizes: ts.Sizes, K: float, err: float):
         self.p, self.sizes, self.err = p, sizes, err
@@ -103,8 +109,19 @@ class _StateChecks:
         self.lam = min(self.lam, lam_H / self.floor)
         df = (dy.output(p, h) - self.f0).abs()
         if float(df.max()) > 0:
-            lhs = (h - self.h0).abs().mean(0) + err
-            self.move = min(self.move, float((lhs * c * p.act.lipschitz / df).min()))
+            self.move = min(self.move, feature_move_ratio(p, h, self.h0, df, c, err))
+
+
+def feature_move_ratio(p: dy.Problem, h: torch.Tensor, h0: torch.Tensor, df: torch.Tensor, c: float, err: float) -> float:
+    """(15)'s ratio min_a [(1/m) sum_i |h_ia - h0_ia| - err] c L_sigma / [|f_a - f0_a| + df_err] at a state h
+    known to ``err`` (max-abs, h0 exact), on the conservative side of both: the true movement is at least
+    the computed one less err, and the true |f - f0| at most the computed one plus df_err = alpha
+    sum_i |c_i| L_sigma err (f = alpha sum_i c_i sigma(h_i), eq. (2)), so a ratio >= 1 holds for the
+    true state too."""
+    L_s = p.act.lipschitz
+    lhs = (h - h0).abs().mean(0) - err
+    df_err = p.alpha * float(p.c.abs().sum()) * L_s * err
+    return float((lhs * c * L_s / (df + df_err)).min())
 
 
 #: the state error the one-point reduction is checked against: Newton's last update and the rounding
@@ -113,9 +130,9 @@ _ONE_POINT_ERR = 1e-12
 
 
 def _rk4(p, k, checks_for, records, rtol):
-    """The flow (11) by RK4 with step halving (``rates.judge_flow``); the states checked with 10 x the
-    halving difference as their error."""
-    traj, got = rates.judge_flow(p, 3.0 / k, k, records=records, rtol=rtol, max_steps=2**14)
+    """The flow (11) by RK4 with step halving (``rates.judge_flow``) over E_FOLDS/k, or up to where the
+    loss reaches its resolution floor; the states checked with 10 x the halving difference as their error."""
+    traj, got = rates.judge_flow(p, rates.E_FOLDS / k, k, records=records, rtol=rtol, max_steps=2**14)
     checks = checks_for(10 * traj.halving_error)
     for h in traj.states:
         checks.visit(h)
@@ -124,7 +141,8 @@ def _rk4(p, k, checks_for, records, rtol):
 
 def _one_point(p, k, checks_for, progress: bool):
     """The flow (11) at n = 1 by the one-point reduction (``one_point.flow``): exact states, times to
-    their quadrature error; the loss judged at every record above 100 x its tolerance."""
+    their quadrature error; the loss judged at every record above 100 x its tolerance (the flow is
+    followed until the loss reaches its resolution floor, so the judged horizon ends there)."""
     from tqdm import tqdm
 
     checks = checks_for(_ONE_POINT_ERR)
@@ -156,18 +174,18 @@ def _flow(theorem: str, sizes: ts.Sizes, G: np.ndarray, y, seed: int, k: float, 
               "L0_value": float(L0), "gram": True, **(gram_event or {})}
     nan = math.nan
     if not all(events[e] for e in ("eta0", "L0", "gram")):
-        return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, nan, 0, 0.0, nan, nan, nan, nan,
-                       time.perf_counter() - t0, method)
+        return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, nan, 0, 0.0, 0.0, False, nan, nan,
+                       nan, nan, time.perf_counter() - t0, method)
     checks_for = lambda err: _StateChecks(p, sizes, K, err)  # noqa: E731
     if method == "rk4":
-        # the resolved part of the flow: the conclusion's own horizon 3/k, shrunk until half the records are resolved
+        # the horizon E_FOLDS/k, or up to where the loss reaches its resolution floor (``rates.judge_horizon``)
         got, checks = _rk4(p, k, checks_for, records, rtol)
     elif method == "one-point":
         got, checks = _one_point(p, k, checks_for, progress)
     else:
         raise ValueError(f"method must be rk4 or one-point, got {method!r}")
     return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, float(got.ratio), got.judged,
-                   float(got.horizon), float(got.fastest / k) if got.judged else nan, checks.eta, checks.lam,
+                   float(got.horizon), float(got.decay), got.floored, float(got.fastest / k) if got.judged else nan, checks.eta, checks.lam,
                    checks.move, time.perf_counter() - t0, method)
 
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
+import torch
 
+from numerics.core.arrays import DTYPE
+from numerics.meanfield import dynamics as dy
 from numerics.meanfield import theorem_runs as tr
 
 
@@ -47,3 +51,21 @@ def test_one_point_and_rk4_agree_on_a_reduced_draw(one_torch_thread):
     assert abs(a.eta_ratio - b.eta_ratio) <= 3 / (m * 2 ** (-2 / 3) * sizes.K)
     for name in ("lam_ratio", "move_ratio"):
         assert getattr(b, name) == pytest.approx(getattr(a, name), rel=1e-3), name
+
+
+def test_feature_movement_ratio_takes_the_error_on_the_conservative_side():
+    """(15)'s ratio at a state known to err: the movement lowered by err, |f - f0| raised by alpha
+    sum |c_i| L err.  All c_i > 0 and every neuron moved by delta: |df| ~ c delta mean sech^2(h0),
+    so the exact ratio is about 1/mean sech^2 > 1.  With err = delta/2 (half the movement is error)
+    the lenient direction, (mean |dh| + err) c L/|df|, still passes; the conservative one does not."""
+    q = dy.make_problem(np.ones((1, 1)), np.array([0.5]), 64, 2.0, "tanh", seed=0)
+    p = dy.Problem(q.G, q.y, q.c.abs(), q.act, q.h0)
+    delta = 1e-3
+    h = p.h0 + torch.tensor(delta, dtype=DTYPE)
+    df = (dy.output(p, h) - dy.output(p, p.h0)).abs()
+    c = p.c_hat
+    exact = tr.feature_move_ratio(p, h, p.h0, df, c, 0.0)
+    assert exact == float(((h - p.h0).abs().mean(0) * c / df).min()) and exact > 1
+    err = delta / 2
+    lenient = float((((h - p.h0).abs().mean(0) + err) * c / df).min())
+    assert lenient > exact > 1 > tr.feature_move_ratio(p, h, p.h0, df, c, err)
