@@ -262,8 +262,8 @@ def _lemma1(ex: Example):
 #: c_hat_0* lambda_2/lambda_1 (the repaired (58)) and r of (61), compiled from the theory
 _c_needed = compile_expr(tht.C0_STAR * thd.lam2 / thd.lam1, (thd.I_l, thd.I_r, thd.lam1, thd.lam2, thd.K_s, tht.y_norm, tht.K_act))
 _r_proof = compile_expr(tht.R_PROOF, (thd.K_s, tht.K_act))
-#: Theorem 1's flow is judged when 3 lambda_max/(r lambda_min) (the horizon 3/rate in units of the
-#: fastest time scale) is at most this: an RK4 budget of 2^14 steps
+#: Theorem 1's flow is judged when E_FOLDS lambda_max/(r lambda_min) (the requested horizon E_FOLDS/rate
+#: in units of the fastest time scale) is at most this: an RK4 budget of 2^14 steps
 _STIFF_MAX = 2000.0
 _THM1_I = (-1.0, 1.0)
 
@@ -272,7 +272,8 @@ def _thm1(ex: Example):
     """tanh, I = (-1, 1): symmetrised draw (neurons in pairs with equal h^0 and opposite c_i, so f^0 = 0),
     c_hat = factor x c_hat_0* lambda_2/lambda_1, rate r c^2 lambda_min; max over the recorded t > 0 where
     L_t is resolved (``numerics.meanfield.rates``: L_t >= 100 tol, tol from the step-halving difference of L)
-    of (L_t + tol)/(L_0 e^{-rate t}); the horizon 3/rate is shrunk until half the records are resolved."""
+    of (L_t + tol)/(L_0 e^{-rate t}), over the horizon E_FOLDS/rate = 10/rate or up to where the loss
+    reaches its resolution floor (``rates.judge_horizon``), with k t_max reported."""
     rng = np.random.default_rng(ex["seed"])
     n, d = ex["n"], ex["d"]
     X = ex["x_scale"] * rng.standard_normal((n, d))
@@ -286,9 +287,9 @@ def _thm1(ex: Example):
     Kstar = L.K_star(*_THM1_I, diag.min(), diag.max())
     Ks = float(torch.cosh(torch.tensor(1.0, dtype=torch.float64)) ** -2)
     r = _r_proof(Ks, Kstar)
-    stiff = 3 * lam_hi / (r * lam_lo)
+    stiff = rates.E_FOLDS * lam_hi / (r * lam_lo)
     if not stiff <= _STIFF_MAX:
-        return None, {"skipped": f"3 lambda_max/(r lambda_min) = {stiff:.3g} > {_STIFF_MAX:g}", "K*": Kstar}
+        return None, {"skipped": f"{rates.E_FOLDS:g} lambda_max/(r lambda_min) = {stiff:.3g} > {_STIFF_MAX:g}", "K*": Kstar}
     c_hat = ex["factor"] * _c_needed(*_THM1_I, lam_lo, lam_hi, Ks, float(np.linalg.norm(y)), Kstar)
     half = dy.make_problem(G, y, ex["m"], c_hat, "tanh", seed=ex["seed"])
     p = dy.Problem(half.G, half.y, torch.cat([half.c, -half.c]), half.act, torch.cat([half.h0, half.h0]))
@@ -299,13 +300,14 @@ def _thm1(ex: Example):
         return None, {"skipped": f"initial events fail: tilde eta^0 = {eta0}, K* = {Kstar:.3g}, L0 = {L0:.3g}"}
     rate = r * c_hat**2 * lam_lo
     try:
-        _, got = rates.judge_flow(p, 3.0 / rate, rate, records=16, rtol=1e-7, max_steps=2**14, shrink=4)
+        _, got = rates.judge_flow(p, rates.E_FOLDS / rate, rate, records=16, rtol=1e-7, max_steps=2**14)
     except ArithmeticError:
         return None, {"skipped": "RK4 step halving did not converge within 2^14 steps"}
     if not got.judged:
         return None, {"skipped": "no recorded L_t is 100 x above its step-halving error"}
     return float(got.ratio), {"c_hat": float(c_hat), "r": r, "K*": Kstar, "stiffness": float(stiff),
-                              "judged times": got.judged, "horizon": got.horizon, "flow rate/rate": got.fastest / rate}
+                              "judged times": got.judged, "horizon": got.horizon, "k t_max": got.decay,
+                              "floored": got.floored, "flow rate/rate": got.fastest / rate}
 
 
 def _flow_repro(cid: str):
@@ -362,7 +364,7 @@ CAMPAIGNS = {c.id: c for c in (
     Campaign(id="thm.1.proof", statement="Theorem 1 repaired: L_t <= L_0 exp(-r c^2 lambda_min t), r = 2^(1/3) K_sigma'^2 K*, c = factor x c_hat_0* lambda_max/lambda_min",
              ratio_name="max over resolved t of (L_t + tol)/(L_0 e^{-r c^2 lambda t})",
              domain=("tanh, I = (-1, 1); n in [1, 3], d in [1, 4] (G^(0) for n <= d, Gbar^(1) for n > d), 2m in [8, 64] neurons "
-                     "in symmetrised pairs; x_scale, y_scale log-uniform over [1e-3, 1e3], factor over [1, 1e3]; horizon 3/(r c^2 lambda_min)"),
-             judged=f"3 lambda_max/(r lambda_min) <= {_STIFF_MAX:g} (K* of x_scale ~ 0.3-3 only), the initial events hold, RK4 converges in 2^14 steps, some recorded L_t is 100 x above its step-halving error",
+                     "in symmetrised pairs; x_scale, y_scale log-uniform over [1e-3, 1e3], factor over [1, 1e3]; horizon 10/(r c^2 lambda_min) or up to where the loss reaches its resolution floor"),
+             judged=f"{rates.E_FOLDS:g} lambda_max/(r lambda_min) <= {_STIFF_MAX:g} (K* of x_scale ~ 0.3-3 only), the initial events hold, RK4 converges in 2^14 steps, some recorded L_t is 100 x above its step-halving error",
              strategy=_thm1_st, evaluate=_thm1, reproducer=_flow_repro("thm.1.proof"), threshold=1.0, examples=30),
 )}
