@@ -54,13 +54,24 @@ FAMILIES = [
      lambda t: (-t, 0.3 * t, -0.5 + 0 * t)),
     ("max|h,k| to 40", np.linspace(8.0, 40.0, STEPS), lambda t: (-t, -5.0 + 0 * t, 0.5 + 0 * t)),
     ("range to rho = 0.999 at m = 9.5", np.linspace(0.3, 0.999, STEPS), lambda t: (-9.5 + 0 * t, -0.3 + 0 * t, t)),
+    # a 24-node rule past max|h,k| = 10 loses digits as |H| grows while the range stays near 15
+    # (1e-13 at h = -34.4, k = -5.24, rho = 0.3), and past 8 where rho nears 0.9 and the range 40
+    # (2.4e-12 at h = -11.6, k = -5.9, rho = 0.86): these cross the two max|h,k| edges there
+    ("max|h,k| across 10 to range 15 at |H| ~ 35", np.linspace(8.0, 40.0, STEPS),
+     lambda t: (-t, -5.24 + 0 * t, 0.3 + 0 * t)),
+    ("max|h,k| across 8 at rho = 0.86 (range to 40)", np.linspace(6.0, 16.0, STEPS),
+     lambda t: (-t, -5.9 + 0 * t, 0.86 + 0 * t)),
 ]
 #: each threshold of ``bvn`` opened in turn (a rule admitted far beyond its edge): where that
 #: changes the value by more than ``SENTINEL_RTOL`` the rule is inaccurate, and the first such
-#: grid point of each family (and 3 steps on) joins the table
+#: grid point of each family (and 3 steps on), and the one it moves most, join the table
 OPEN = {"_FP_HMAX": 1e3, "_FP_DF": 1e4, "_FP_HMAX2": 1e3, "_FP_DF2": 1e4, "_FP_RHO_SMALL": 0.99999,
         "_FP_DF_SMALL": 1e4, "_FP_RHO": 0.99999, "_FP_JF": 0.0, "_FP_NEGL": 5.0, "_FP_CANCEL": 1e6}
-SENTINEL_RTOL = 1e-13
+#: the relative error at which the fast witness judges the table (``test_s4_gaussian_fast.FAST_RULES``)
+WITNESS_RTOL = 1e-14
+#: a sentinel is a point the opened rule moves by twice that: judged against mpmath, it is then off by
+#: more than the witness allows even after the landed code's own error there (<= 5e-15, measured)
+SENTINEL_RTOL = 2 * WITNESS_RTOL
 
 
 def labels(h, k, rho) -> list[tuple]:
@@ -82,8 +93,9 @@ def labels(h, k, rho) -> list[tuple]:
 
 def _sentinels(h, k, rho) -> list[int]:
     """Grid indices where some rule, its threshold opened (``OPEN``), would be inaccurate:
-    for each threshold the first index whose value moves by more than SENTINEL_RTOL, and the
-    index 3 further (located with float64 runs of the landed code: mpmath then judges)."""
+    for each threshold the first index whose value moves by more than SENTINEL_RTOL, the
+    index 3 further and the index it moves most (located with float64 runs of the landed
+    code, which only choose the points: their values in the table are mpmath's)."""
     from numerics.core import bvn
 
     th, tk, tr = (torch.from_numpy(x) for x in (h, k, rho))
@@ -99,7 +111,8 @@ def _sentinels(h, k, rho) -> list[int]:
         ok = np.abs(p0) > 1e-300
         moved = np.nonzero(ok & (np.abs(p1 - p0) > SENTINEL_RTOL * np.abs(p0)))[0]
         if moved.size:
-            out += [int(moved[0]), int(moved[0]) + 3]
+            worst = int(np.argmax(np.where(ok, np.abs(p1 - p0) / np.where(ok, np.abs(p0), 1.0), 0.0)))
+            out += [int(moved[0]), int(moved[0]) + 3, worst]
     return out
 
 

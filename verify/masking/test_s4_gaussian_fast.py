@@ -123,13 +123,16 @@ def test_bvn_cdf_fast_rule_edges_every_formulation(formulation, monkeypatch, rec
     """Every routing edge of bvn_cdf's fast rules (|rho| tiers 0.7, 0.9, 0.99, 1 - 1e-6,
     max(|h|, |k|) 10 and 8, the exponent range 5, 15 and 40, F(rho) = 2, the cancellation
     ratio 2, the negligibility tests, the rule from -1; ``verify/masking/bvn_edges.py``) from
-    both sides, 149 points frozen with their mpmath values (raw definition, 30 digits), in
+    both sides, with the sentinels where an opened threshold errs by more than twice the 1e-14
+    judged here, 233 points frozen with their mpmath values (raw definition, 30 digits), in
     each formulation of the kernel: the compiled CPU twin (SIMD node loops), the routed
     tensors, and the masked tensors CUDA runs.  A rule admitted beyond its accurate range
     (a changed threshold) fails here, where the random points of the other witnesses
     rarely reach."""
     from numerics.core import bvn
+    from verify.masking import bvn_edges
 
+    assert bvn_edges.WITNESS_RTOL == FAST_RULES.rtol, "the sentinels were chosen for the tolerance judged here"
     monkeypatch.setattr(bvn, "_COMPILED", formulation == "compiled")
     monkeypatch.setattr(bvn, "_MASKED", formulation == "masked")
     rows = _bvn_edge_table()
