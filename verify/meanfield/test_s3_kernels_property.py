@@ -20,16 +20,12 @@ rows = st.integers(1, 6).flatmap(lambda d: arrays(np.float64, st.tuples(st.integ
                                                   elements=st.floats(-1, 1, allow_subnormal=False)))
 
 
-@pytest.mark.statement("eq.23")
-@pytest.mark.witness("property")
-@given(X=rows, log_scale=st.floats(-3, 3), act=st.sampled_from(ACTS), derivative=st.booleans(),
-       tilt=st.floats(0, 1e-6))
-# the deep profile's counterexample: a row whose squared norm is subnormal lost its angle
-@example(X=np.array([[6.9479213e-161, 6.9479213e-161]]), log_scale=1.0, act="relu", derivative=True,
-         tilt=1.347950483882632e-08)
-def test_gram_is_psd_and_cauchy_schwarz(X, log_scale, act, derivative, tilt):
+def _psd_cauchy_schwarz_homogeneous(kernel, power, X, log_scale, act, tilt):
+    """``kernel`` (gram_bar or gram_bar_prime) on X with a nearly parallel extra row, scaled by
+    10^log_scale: symmetric, finite, PSD, |G_ab| <= sqrt(G_aa G_bb), and for the homogeneous
+    activations (relu, abs, leaky: degree 1) G(s X) = s^power G(X)."""
     X = 10.0**log_scale * np.vstack([X, X[:1] * (1 + tilt) + tilt])      # a nearly parallel extra row
-    G = (gram_bar_prime if derivative else gram_bar)(X, act)
+    G = kernel(X, act)
     assert np.array_equal(G, G.T) and np.isfinite(G).all()
     scale = max(np.abs(G).max(), 1e-300)
     ev = np.linalg.eigvalsh(G)
@@ -38,14 +34,34 @@ def test_gram_is_psd_and_cauchy_schwarz(X, log_scale, act, derivative, tilt):
     diag = np.sqrt(np.clip(np.diag(G), 0, None))
     assert (np.abs(G) <= np.outer(diag, diag) * (1 + 64 * EPS) + 64 * EPS * scale).all()
     if act != "erf":
-        # homogeneity: relu, abs, leaky are degree 1, so Gbar scales like |x|^2 and the steps like 1
-        base = (gram_bar_prime if derivative else gram_bar)(X / 10.0**log_scale, act)
-        power = 0 if derivative else 2
+        base = kernel(X / 10.0**log_scale, act)
         assert np.allclose(G, 10.0 ** (power * log_scale) * base, rtol=HOM_TOL.rtol,
                            atol=HOM_TOL.rtol * scale), f"not homogeneous ({HOM_TOL})"
 
 
+_DATA = dict(X=rows, log_scale=st.floats(-3, 3), act=st.sampled_from(ACTS), tilt=st.floats(0, 1e-6))
+
+
 @pytest.mark.statement("eq.23")
+@pytest.mark.witness("property")
+@given(**_DATA)
+def test_gram_is_psd_and_cauchy_schwarz(X, log_scale, act, tilt):
+    """Gbar^(1) (23): a Gram matrix; degree 2 in the norms for the homogeneous activations."""
+    _psd_cauchy_schwarz_homogeneous(gram_bar, 2, X, log_scale, act, tilt)
+
+
+@pytest.mark.statement("eq.23.prime")
+@pytest.mark.witness("property")
+@given(**_DATA)
+# the deep profile's counterexample: a row whose squared norm is subnormal lost its angle
+@example(X=np.array([[6.9479213e-161, 6.9479213e-161]]), log_scale=1.0, act="relu", tilt=1.347950483882632e-08)
+def test_derivative_kernel_is_psd_and_cauchy_schwarz(X, log_scale, act, tilt):
+    """The derivative kernel E[sigma'(u) sigma'(v)]: a Gram matrix; degree 0 (the steps) for the
+    homogeneous activations."""
+    _psd_cauchy_schwarz_homogeneous(gram_bar_prime, 0, X, log_scale, act, tilt)
+
+
+@pytest.mark.statement("eq.23.prime")
 @pytest.mark.witness("fast")
 @pytest.mark.parametrize("scale", [5e-324, 1e-310, 1e-160, 1.0, 1e150, 1e300])
 def test_step_kernels_of_parallel_and_orthogonal_rows_at_every_scale(scale):
