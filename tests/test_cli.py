@@ -33,6 +33,8 @@ BAD = [
     ("bounds", ["bounds", "--m", "0"]),
     ("bounds", ["bounds", "--data", "{tmp}/missing.npz"]),
     ("bounds", ["bounds", "--eta", "nan"]),
+    ("bounds", ["bounds", "--n", "20", "--d", "5", "--m", "10", "--kappa", "1e308"]),  # outside the stated domain
+    ("bounds", ["bounds", "--data", "{tmp}"]),
     ("train", ["train", "--steps", "0"]),
     ("train", ["train", "--kappa", "-1"]),
     ("train", ["train", "--lr", "0"]),
@@ -79,3 +81,64 @@ def test_papers_json_lists_the_masking_pack():
     assert masking["statements"] == 25  # 19 of Sections 4-5 and App. D, 6 empirical of Section 6
     assert masking["findings"] == 11
     assert "masking:thm.4.2" in masking["campaigns"]
+
+
+# ---------------------------------------------------------------------------------------
+# Output paths: checked when the command line is parsed, before any work (issue 35)
+# ---------------------------------------------------------------------------------------
+
+#: (command line before the path, the option, what the path must be); each command's every output
+OUTPUTS = [
+    (["check", "--paper", "masking", "--no-progress"], "--json", "file"),
+    (["fuzz", "masking:thm.4.2", "--examples", "2", "--no-progress", "--workers", "0"], "--json", "file"),
+    (["fuzz", "masking:thm.4.2", "--examples", "2", "--no-progress", "--workers", "0"], "--store", "dir"),
+    (["figures", "--paper", "masking", "--quick"], "--out", "dir"),
+    (["latex", "--paper", "masking"], "--out", "dir"),
+    (["new", "toyx", "--title", "T", "--authors", "A", "--reference", "R"], "--dist", "dir"),
+    (["report", "--paper", "masking", "--no-progress"], "--out", "dir"),
+    (["bounds", "--n", "5", "--d", "3", "--m", "4"], "--json", "file"),
+    (["train", "--steps", "1", "--seeds", "1", "--no-progress"], "--out", "dir"),
+    (["train", "--steps", "1", "--seeds", "1", "--no-progress", "--out", "{tmp}/ok"], "--store", "dir"),
+    (["privacy", "--no-progress"], "--out", "dir"),
+    (["privacy", "--no-progress", "--out", "{tmp}/ok"], "--store", "dir"),
+    (["amplification-train", "--no-progress"], "--out", "dir"),
+    (["amplification-train", "--no-progress", "--out", "{tmp}/ok"], "--store", "dir"),
+    (["meanfield-train", "--no-progress"], "--out", "dir"),
+    (["meanfield-exp2", "--no-progress"], "--out", "dir"),
+    (["meanfield-exp2", "--no-progress", "--out", "{tmp}/ok"], "--store", "dir"),
+    (["meanfield-exp3", "--no-progress"], "--out", "dir"),
+    (["meanfield-exp3", "--no-progress", "--out", "{tmp}/ok"], "--store", "dir"),
+]
+#: paths that cannot be written as a folder / as a file: an unwritable place, an existing thing of
+#: the other kind, a file's child, and the empty path (which would write into the working directory)
+BAD_PATHS = {"dir": ["/proc/maskverify-x", "{tmp}/a-file", "{tmp}/a-file/child", ""],
+             "file": ["/proc/maskverify-x", "{tmp}/a-dir", "{tmp}/a-file/child", ""]}
+CASES = [(head, flag, path) for head, flag, kind in OUTPUTS for path in BAD_PATHS[kind]]
+
+
+@pytest.mark.parametrize("head, flag, path", CASES, ids=[f"{h[0]} {f} {p!r}" for h, f, p in CASES])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(head, flag, path, tmp_path, monkeypatch, capsys):
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-dir").mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in [*head, flag, path]]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 2 and len(err.splitlines()) == 1 and flag in err, err
+    assert "Traceback" not in err and err.startswith("maskverify")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-dir", "a-file", "cwd"] and not any(cwd.iterdir())
+
+
+def test_every_output_option_is_in_the_table():
+    """Every option of every subcommand whose type is an output path is driven above."""
+    from numerics.core.cliargs import output
+
+    kinds = {output("dir").__name__, output("file").__name__}
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    have = {(name, opt) for name, p in sub.choices.items() for a in p._actions
+            if getattr(a.type, "__name__", None) in kinds and getattr(a.type, "__qualname__", "").startswith("output.")
+            for opt in a.option_strings if opt.startswith("--")}
+    assert have == {(h[0], f) for h, f, _ in OUTPUTS}

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from theory.core.io import atomic_write, write_json
 
 from . import data, gd
@@ -202,8 +202,6 @@ def _curves_as_tasks(cfg: Config, args) -> dict:
 
 def _main(args) -> int:
     out = Path(args.out)
-    if not out.is_dir():
-        raise UsageError(f"--out {out} is not a directory")
     if args.steps % args.every:
         raise UsageError(f"--steps ({args.steps}) must be a multiple of --every ({args.every})")
     if args.m % 2:
@@ -255,7 +253,7 @@ def add_subcommand(sub) -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=count(1), default=d.seeds, help=f"number of seeds (default {d.seeds})")
     p.add_argument("--seed", type=count(0), default=0, help="first seed (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--out", default=".", help="directory for amplification_train.{json,csv,png}")
+    p.add_argument("--out", default=".", type=output("dir"), help="directory for amplification_train.{json,csv,png} (created if missing)")
     execution.add_arguments(p, store="results/tasks/amplification-train")
     p.set_defaults(func=_main)
     return p

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
+from numerics.core.cliargs import UsageError, add_paper_argument, count, output, papers
 
 EPILOG = """\
 Witness columns: symbolic (SymPy derivation), reference (mpmath quadrature of the raw
@@ -105,11 +105,8 @@ def _figures(args) -> int:
     if unknown or not chosen:
         raise UsageError(f"unknown figure(s) {', '.join(unknown) or '(none given)'} in {pack.id}; "
                          f"known: {', '.join(names) or 'none'}")
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create --out {out}: {exc.strerror}") from None
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
     for fig in pack.figures:
         if fig.name in chosen:
             files = fig.produce(out, args.quick, not args.no_progress, args.seed)
@@ -127,8 +124,21 @@ def _only_pack(command: str):
 
 
 def _campaign(args):
+    """The pack and campaign ``args.id`` names: a qualified id, a short one with ``--paper``, or a
+    short one that exactly one installed pack has a campaign of (the packs that have it are listed
+    when several do; every campaign when none does)."""
     from numerics.core import registry
 
+    every = [pack.paper.qualify(c.id) for pack in registry.select(None) for c in pack.campaigns]
+    if not args.id.strip():
+        raise UsageError(f"an empty campaign id; known: {', '.join(every) or 'none'}")
+    if registry.SEP not in args.id and args.paper is None:
+        having = [q for q in every if q.split(registry.SEP, 1)[1] == args.id]
+        if len(having) > 1:
+            raise UsageError(f"{args.id!r} is a campaign of several papers: qualify it ({', '.join(having)})")
+        if not having:
+            raise UsageError(f"no fuzz campaign {args.id!r}; known: {', '.join(every) or 'none'}")
+        args.id = having[0]
     try:
         pack, short = registry.split(args.id, args.paper)
         return pack, pack.campaign(short)
@@ -236,11 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "relative error, digits of agreement.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_paper_argument(check)
-    check.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    check.add_argument("--json", metavar="FILE", type=output("file"), help="also write the results as JSON to FILE")
     check.add_argument("--deep", action="store_true",
                        help="include the slow tier (high precision, large Monte Carlo, long "
                             "Hypothesis campaigns); takes several minutes")
-    check.add_argument("-k", metavar="EXPR", help="only tests matching this pytest -k expression "
+    check.add_argument("-k", metavar="EXPR", type=checkrun.k_expression, help="only tests matching this pytest -k expression "
                                                   "(one that matches nothing is an error)")
     check.add_argument("-n", "--workers", metavar="N", type=count(1), default=None,
                        help=f"worker processes (pytest-xdist; default every core: {checkrun.default_workers()})")
@@ -255,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(training under masks, FedAvg).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_paper_argument(figs, many=False)
-    figs.add_argument("--out", metavar="DIR", required=True, help="output directory (created if missing)")
+    figs.add_argument("--out", metavar="DIR", required=True, type=output("dir"), help="output directory (created if missing)")
     figs.add_argument("--only", metavar="NAMES", help="only these figures, comma-separated (default all)")
     figs.add_argument("--quick", action="store_true", help="reduced sizes (as the default report); default: "
                                                            "the paper's sizes")
@@ -281,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--deep", action="store_true",
                       help="a long campaign: 10x the default examples and, where the campaign has one, a "
                            "wider domain")
-    fuzz.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE (atomically)")
+    fuzz.add_argument("--json", metavar="FILE", type=output("file"), help="also write the result as JSON to FILE (atomically)")
     fuzz.add_argument("--no-progress", action="store_true", help="no progress bar")
     fuzz_cmd.add_task_arguments(fuzz)
     fuzz.set_defaults(func=_fuzz)

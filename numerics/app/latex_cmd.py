@@ -77,7 +77,7 @@ def add_subcommand(sub) -> None:
     """Register ``maskverify latex`` on the CLI's subparsers."""
     import argparse
 
-    from numerics.core.cliargs import add_paper_argument
+    from numerics.core.cliargs import add_paper_argument, output
 
     p = sub.add_parser(
         "latex", help="export every statement to LaTeX (fragments and documents per paper, one master); "
@@ -93,7 +93,7 @@ def add_subcommand(sub) -> None:
                "and exits with status 2 (the .tex files are written all the same). Files are written atomically.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_paper_argument(p)
-    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, type=output("dir"),
                    help=f"output directory, created if missing (default {DEFAULT_OUT}); each pack's files go "
                         "to DIR/<pack>/.  The copies a pack commits (notes/<pack>/latex/) are written by "
                         "`maskverify notes`, not by this command")
@@ -114,8 +114,6 @@ def run(args) -> int:
     if not packs:
         raise UsageError("no paper pack is installed: nothing to export")
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {args.out}: exists and is not a directory")
     for pack in packs:
         if (out / pack.id).resolve() == notes_dir(pack).resolve():
             raise UsageError(f"--out {args.out} would write {pack.id}'s fragments into {out / pack.id}, beside its "

@@ -24,6 +24,8 @@ SECTION = '[project.entry-points."maskverify.papers"]'
 
 def add_subcommand(sub) -> None:
     """Register ``maskverify new`` on the CLI's subparsers."""
+    from numerics.core.cliargs import output
+
     p = sub.add_parser(
         "new", help="write a new paper pack's skeleton (one statement, two witnesses, notes) and its entry point",
         description="Write a working skeleton of a paper pack: its Paper with one placeholder statement "
@@ -39,7 +41,7 @@ def add_subcommand(sub) -> None:
     p.add_argument("--title", required=True, help="the paper's title")
     p.add_argument("--authors", required=True, help="the authors, comma-separated")
     p.add_argument("--reference", required=True, help="where the paper is (arXiv id, venue, DOI)")
-    p.add_argument("--dist", metavar="DIR", help="write a distribution of its own in DIR (new or empty) instead")
+    p.add_argument("--dist", metavar="DIR", type=output("dir"), help="write a distribution of its own in DIR (new or empty) instead")
     p.set_defaults(func=run)
 
 

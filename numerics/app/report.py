@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from numerics.core import errata as errata_data
+from numerics.core import cliargs
 from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
@@ -646,11 +647,12 @@ def add_subcommand(sub) -> None:
             "not run the witnesses (nothing is written).\n"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_paper_argument(p)
-    p.add_argument("--out", metavar="DIR", default="maskverify-report",
+    p.add_argument("--out", metavar="DIR", default="maskverify-report", type=cliargs.output("dir"),
                    help="output directory, created if missing (default ./maskverify-report)")
     p.add_argument("--deep", action="store_true",
                    help="include the slow tier of the witnesses and run the fuzz campaigns deep (long)")
-    p.add_argument("-k", metavar="EXPR", help="only witness tests matching this pytest -k expression")
+    p.add_argument("-k", metavar="EXPR", type=checkrun.k_expression,
+                   help="only witness tests matching this pytest -k expression")
     p.add_argument("-n", "--workers", metavar="N", type=count(1), default=None,
                    help=f"worker processes of the witnesses (pytest-xdist; default every core: "
                         f"{checkrun.default_workers()})")

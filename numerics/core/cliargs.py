@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import tempfile
+from pathlib import Path
 
 
 class UsageError(Exception):
@@ -35,12 +38,17 @@ def real(lo: float = -math.inf, hi: float = math.inf, *, open_lo: bool = False, 
             x = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        if not math.isfinite(x):
-            raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
-        if x < lo or x > hi or (open_lo and x == lo) or (open_hi and x == hi):
-            left, right = "(" if open_lo else "[", ")" if open_hi else "]"
-            raise argparse.ArgumentTypeError(f"must lie in {left}{lo:g}, {hi:g}{right}, got {x:g}")
+        if not math.isfinite(x) or x < lo or x > hi or (open_lo and x == lo) or (open_hi and x == hi):
+            raise argparse.ArgumentTypeError(f"must be {domain}, got {text!r}")
         return x
+    if math.isinf(lo) and math.isinf(hi):
+        domain = "a finite number"
+    elif math.isinf(hi):
+        domain = f"a finite number {'>' if open_lo else '>='} {lo:g}"
+    elif math.isinf(lo):
+        domain = f"a number {'<' if open_hi else '<='} {hi:g}"
+    else:
+        domain = f"a number in {'(' if open_lo else '['}{lo:g}, {hi:g}{')' if open_hi else ']'}"
     parse.__name__ = "number"
     return parse
 
@@ -70,3 +78,67 @@ def papers(args):
         return registry.select(chosen)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
+
+
+# ----------------------------------------------------------------------------- output paths
+def _first_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (the working directory's for a relative one)."""
+    p = Path(os.path.abspath(path))
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def _cannot_write(folder: Path) -> str | None:
+    """Why no file can be made in the existing folder ``folder`` (None: one can).  Probed by making
+    and removing a temporary file there, so that read-only file systems, /proc and permissions are
+    all told apart from the truth, root included (for whom ``os.access`` says yes to everything)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"cannot write in {folder} ({exc.strerror or type(exc).__name__})"
+    return None
+
+
+def output_problem(path, kind: str) -> str | None:
+    """Why ``path`` cannot be written as ``kind`` ("dir": a folder made if missing, "file": a file
+    replaced if present), or None.  Nothing is created: a missing folder is judged by its nearest
+    existing ancestor, which must be a folder one can write in."""
+    if kind not in ("dir", "file"):
+        raise ValueError(f"kind must be 'dir' or 'file', got {kind!r}")
+    text = os.fspath(path)
+    if not text.strip():
+        return "an empty path (name a folder, e.g. '.')" if kind == "dir" else "an empty path (name a file)"
+    p = Path(text)
+    if p.exists():
+        if kind == "dir" and not p.is_dir():
+            return f"{text} exists and is not a directory"
+        if kind == "file" and p.is_dir():
+            return f"{text} is a directory, not a file"
+        return _cannot_write(p if kind == "dir" else p.parent)
+    base = _first_existing(p)
+    if not base.is_dir():
+        return f"{text} lies inside {base}, which is a file"
+    return _cannot_write(base)
+
+
+def check_output(path, kind: str, flag: str) -> Path:
+    """``path`` as a ``Path`` if it can be written as ``kind`` (``output_problem``), else a
+    ``UsageError`` naming ``flag``: for a default value, checked before the work starts."""
+    why = output_problem(path, kind)
+    if why is not None:
+        raise UsageError(f"{flag} {os.fspath(path)!r}: {why}")
+    return Path(path)
+
+
+def output(kind: str):
+    """An argparse type for an output path of ``kind`` ("dir" or "file"): checked when the command
+    line is parsed, before any work (``output_problem``), so a mistake costs nothing."""
+    def parse(text: str) -> Path:
+        why = output_problem(text, kind)
+        if why is not None:
+            raise argparse.ArgumentTypeError(why)
+        return Path(text)
+    parse.__name__ = "folder" if kind == "dir" else "file"
+    return parse

@@ -29,7 +29,12 @@ and not when an unrelated file does, as a git commit would; a task that depends 
 (a pytest run) passes ``tree_version`` instead (the git commit and a hash of the uncommitted
 changes).  An edit to a helper module a task imports does not change ``module_version``: start a
 fresh store (or omit ``--resume``) after one.  ``--resume`` skips the tasks whose record is
-stored; without it every task runs and its record is replaced.
+stored; without it every task runs and its record is replaced.  A record that cannot be read as
+this task's (cut short, empty, not JSON, of another shape, another task's or version's) is set
+aside in ``unreadable/`` beside the records, with a count in the output, and its task reruns: the
+readable records are never lost.  A partial state that cannot be read is set aside the same way and
+its task starts afresh.  The store's directory is checked before any task runs (it must be, or be
+creatable as, a folder one can write in: ``cliargs.check_output``).
 
 Checkpoints (``checkpoint``): a long task may save its partial state as it goes, in the store's
 ``partial/KEY.json`` (same key), and on its next attempt, when the run resumes, start from the last
@@ -72,7 +77,7 @@ from typing import Any
 
 from theory.core.io import write_json
 
-from .cliargs import UsageError, count
+from .cliargs import UsageError, check_output, count, output
 
 SCHEDULER_ENV = "MASKVERIFY_SCHEDULER"
 """The environment variable naming a running scheduler (used when neither option is given)."""
@@ -127,23 +132,59 @@ class Store:
     """One JSON record per finished task in ``root``: ``{fn, params, version, result,
     elapsed_s, worker}``, file ``KEY.json``, ``KEY`` = sha256 of (fn, params, version)."""
 
+    #: where unreadable records and partial states are set aside (``set_aside``)
+    ASIDE = "unreadable"
+
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root).resolve()
+        self.set_aside: list[tuple[Path, str]] = []  # (where it went, why), in the order found
+
+    @staticmethod
+    def _key(name: str, params, version) -> str:
+        blob = json.dumps({"fn": name, "params": params, "version": version}, sort_keys=True, allow_nan=False)
+        return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
     @staticmethod
     def key(fn: Task, params: dict, version: str) -> str:
-        name = f"{fn.__module__}.{fn.__qualname__}"
-        blob = json.dumps({"fn": name, "params": params, "version": version}, sort_keys=True, allow_nan=False)
-        return hashlib.sha256(blob.encode()).hexdigest()[:32]
+        return Store._key(f"{fn.__module__}.{fn.__qualname__}", params, version)
 
     def path(self, key: str) -> Path:
         return self.root / f"{key}.json"
 
     def get(self, key: str) -> dict | None:
+        """The record of task ``key``, or None when there is none or it cannot be read as that task's:
+        not JSON, not an object with ``fn``, ``params``, ``version`` and a non-null ``result``, or one
+        whose fields hash to another key (module docstring).  An unreadable one is ``_put_aside``."""
+        path = self.path(key)
         try:
-            return json.loads(self.path(key).read_text())
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as exc:
+            return self._put_aside(path, f"unreadable ({type(exc).__name__})")
+        try:
+            rec = json.loads(text)
+        except json.JSONDecodeError:
+            return self._put_aside(path, "not JSON (cut short or empty?)")
+        if not (isinstance(rec, dict) and {"fn", "params", "version", "result"} <= rec.keys()
+                and rec["result"] is not None and isinstance(rec["fn"], str)):
+            return self._put_aside(path, "not a task record (fn, params, version, result)")
+        try:
+            mine = self._key(rec["fn"], rec["params"], rec["version"]) == key
+        except (TypeError, ValueError):
+            mine = False
+        if not mine:
+            return self._put_aside(path, "another task's record (its fields hash to another key)")
+        return rec
+
+    def _put_aside(self, path: Path, why: str) -> None:
+        """Move ``path`` into ``ASIDE/`` (``set_aside``) and note it in ``self.set_aside``."""
+        self.set_aside.append((set_aside(path, self.root / self.ASIDE), why))
+        return None
+
+    def check(self) -> None:
+        """``UsageError`` unless the store's directory is, or can be made, a folder one writes in."""
+        check_output(self.root, "dir", "--store")
 
     def partial_path(self, key: str) -> Path:
         """Where the task ``key`` keeps its partial state (``checkpoint``) until it finishes."""
@@ -153,6 +194,19 @@ class Store:
         self.root.mkdir(parents=True, exist_ok=True)
         write_json(self.path(key), record)
         self.partial_path(key).unlink(missing_ok=True)
+
+
+def set_aside(path: Path, folder: Path) -> Path:
+    """Move the unreadable file ``path`` into ``folder`` (made if missing) under its own name, or
+    ``NAME.1.json``, ``NAME.2.json``, ... so that nothing set aside earlier is overwritten; returns
+    where it went.  Nothing is deleted: a user can look at what was there."""
+    path, folder = Path(path), Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    dest, n = folder / path.name, 1
+    while dest.exists():
+        dest, n = folder / f"{path.stem}.{n}{path.suffix}", n + 1
+    os.replace(path, dest)
+    return dest
 
 
 # ----------------------------------------------------------------------------- checkpoints
@@ -165,11 +219,18 @@ class Checkpoint:
     path: Path | None = None
 
     def load(self) -> Any | None:
+        """The state an earlier attempt saved; None for none, or for one that is not JSON (a torn
+        or foreign file: set aside beside the store's unreadable records, the task starts afresh)."""
         if self.path is None:
             return None
         try:
-            return json.loads(self.path.read_text())
+            return json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            logging.getLogger(__name__).warning("partial state %s cannot be read: set aside, the task starts afresh",
+                                                self.path)
+            Store(self.path.parent.parent)._put_aside(self.path, "partial state not JSON")
             return None
 
     def save(self, state: Any) -> None:
@@ -294,7 +355,7 @@ def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--wo
     g.add_argument("--scheduler", dest="exec_scheduler", metavar="ADDRESS", default=None,
                    help=f"a running Dask scheduler (tcp://host:8786) instead of a local cluster "
                         f"(default: ${SCHEDULER_ENV} if set)")
-    g.add_argument("--store", dest="exec_store", metavar="DIR", type=Path, default=Path(store),
+    g.add_argument("--store", dest="exec_store", metavar="DIR", type=output("dir"), default=Path(store),
                    help=f"the run's directory: one record per finished task, and the partial state of a "
                         f"checkpointed one (default {store})")
     if resume_flag is not None:  # None: the command's own --resume also resumes its tasks
@@ -379,6 +440,8 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     version = version or module_version(fn)
     keys = [Store.key(fn, p, version) for p in params]
     results: dict[str, Any] = {}
+    if store is not None:
+        store.check()
     if store is not None and resume:
         for k in keys:
             rec = store.get(k)
@@ -393,6 +456,9 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     if store is not None and resume and len(todo) < len(set(keys)):
         bar.write(f"{desc}: {len(set(keys)) - len(todo)} of {len(set(keys))} tasks stored in {store.root}, "
                   f"{len(todo)} to run")
+    if store is not None and store.set_aside:
+        bar.write(f"{desc}: {len(store.set_aside)} unreadable record(s) set aside in {store.root / Store.ASIDE}; "
+                  "their tasks run again")
 
     def partial(k: str) -> str | None:
         return None if store is None else str(store.partial_path(k))

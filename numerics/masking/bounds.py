@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from theory.core.io import atomic_write
 
 from . import convergence as cv
@@ -94,6 +94,9 @@ def evaluate(X, y, *, m: int, eta: float, K: int, kappa: float, tau: float, delt
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     n, d = X.shape
     lam = float(nw.lambda0(X))
+    if not lam > 0:
+        raise ValueError(f"lambda_0 = {lam:.3g} <= 0: the theorems assume a positive definite NTK Gram "
+                         "(Assumption 3.1's pairwise non-parallel inputs)")
     W, a = initialisation(m, d, tau, seed)
     L0 = float(nw.clean_loss(W, a, X, y))
     c3 = cv.corollary_5_3(W, a, X, y, kappa)
@@ -195,19 +198,33 @@ def add_subcommand(sub) -> None:
     p.add_argument("--kappa", type=real(0.0), nargs="+", default=[FIG3["kappa"]],
                    help="mask standard deviation(s) (default 0.2)")
     p.add_argument("--data", metavar="FILE.npz", help="arrays X (n, d) and y (n,) instead of synthetic data")
-    p.add_argument("--json", metavar="FILE", help="also write the reports as JSON (atomically)")
+    p.add_argument("--json", metavar="FILE", type=output("file"), help="also write the reports as JSON (atomically)")
     p.set_defaults(func=_run)
 
 
 def _load_data(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """X (n, d) and y (n,) from an .npz file; anything else is a ``UsageError``."""
+    """X (n, d) and y (n,) from an .npz file (``numpy.savez``: a zip archive of .npy arrays); a
+    missing, foreign, damaged or incomplete file is a one-line ``UsageError`` that says which."""
+    import zipfile
+
     try:
-        with np.load(path) as f:
+        with open(path, "rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise UsageError(f"--data {path}: cannot read it ({exc.strerror})") from None
+    if magic != b"PK\x03\x04":
+        raise UsageError(f"--data {path}: not an .npz archive (numpy.savez writes one, with arrays X and y)")
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = [k for k in ("X", "y") if k not in f.files]
+            if missing:
+                raise UsageError(f"--data {path}: no array {' or '.join(missing)} (it has {', '.join(f.files) or 'none'}; "
+                                 "it needs X (n, d) and y (n,))")
             X, y = np.asarray(f["X"], float), np.asarray(f["y"], float)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--data {path}: cannot read it as .npz ({exc})") from None
-    except KeyError as exc:
-        raise UsageError(f"--data {path}: no array {exc.args[0]} (it needs X (n, d) and y (n,))") from None
+    except ValueError as exc:  # object arrays (pickles are never loaded), text that is not a number
+        raise UsageError(f"--data {path}: X and y must be arrays of numbers ({str(exc).splitlines()[0]})") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"--data {path}: a damaged .npz archive ({type(exc).__name__})") from None
     if X.ndim != 2 or y.shape != (X.shape[0],) or not (np.isfinite(X).all() and np.isfinite(y).all()):
         raise UsageError(f"--data {path}: X must be (n, d) and y (n,), finite; got {X.shape} and {y.shape}")
     return X, y
@@ -220,12 +237,13 @@ def _run(args) -> int:
         X, y = _load_data(args.data)
     else:
         X, y = synthetic_data(args.n, args.d, args.seed)
-    reports = []
-    for kappa in args.kappa:
-        rep = evaluate(X, y, m=args.m, eta=args.eta, K=args.K, kappa=kappa, tau=args.tau,
-                       delta=args.delta, seed=args.seed)
+    try:  # every kappa first: a value outside the domain prints nothing
+        reports = [evaluate(X, y, m=args.m, eta=args.eta, K=args.K, kappa=kappa, tau=args.tau,
+                            delta=args.delta, seed=args.seed) for kappa in args.kappa]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for rep in reports:
         print(format_report(rep) + "\n")
-        reports.append(rep)
     if args.json:
         out = [{"settings": r.settings, "quantities": r.quantities, "covered": r.covered,
                 "requirements": [dict(theorem=q.theorem, what=q.what, relation=q.relation,

@@ -73,6 +73,11 @@ _RHO_REFINE = 0.9
 #: |mu_1 mu_2| + s_1 s_2, the scale its error is judged against, so 2^-60 is below 1/256 of a unit of
 #: that rounding; it lets the pairs of a neuron that is almost surely off (or on) skip the general path
 _P_ATOL = 2.0**-60
+#: the domain of the masked expectations: every pre-activation mean |w_r . x_i| and scale
+#: kappa ||w_r (.) x_i|| at most this, so that each pair term (at most |mu_1 mu_2| + s_1 s_2 <= 1e300)
+#: and a sum of m^2 n of them stay finite in float64 for m^2 n up to 1e8; beyond it a ValueError
+#: (the values themselves would overflow: at kappa = 1e160 E_C[L_C] is inf - inf)
+SCALE_MAX = 1e150
 #: default number of pair values evaluated at once (memory ~ 40 * 8 bytes each)
 PAIR_BUDGET = 2_000_000
 
@@ -115,8 +120,19 @@ def _validate(W, a=None, X=None, y=None, kappa=None):
         if kappa.ndim != 0:
             raise ValueError(f"kappa must be a scalar, got shape {tuple(kappa.shape)}")
         out["kappa"] = kappa
+        if X is not None:
+            _check_scales(W, X, kappa)
     use_torch = any(isinstance(v, torch.Tensor) for v in given)
     return out, use_torch
+
+
+def _check_scales(W, X, kappa) -> None:
+    """ValueError unless max |w_r . x_i| and kappa max ||w_r (.) x_i|| are at most ``SCALE_MAX``."""
+    mu = float((W @ X.T).abs().max())
+    s = float(kappa) * float(torch.sqrt((W**2) @ (X**2).T).max())
+    if not (mu <= SCALE_MAX and s <= SCALE_MAX):
+        raise ValueError(f"outside the domain of the masked expectations: max |w.x| = {mu:.3g} and "
+                         f"kappa max ||w (.) x|| = {s:.3g} must be at most {SCALE_MAX:g} (float64 would overflow)")
 
 
 def _back(use_torch: bool, t: torch.Tensor):

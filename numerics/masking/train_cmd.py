@@ -19,7 +19,7 @@ import torch
 from dataclasses import replace
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from numerics.masking import fig3a
 from numerics.core import floors as fl
 from numerics.masking import network as nw
@@ -85,7 +85,7 @@ def add_subcommand(sub) -> None:
                    help="FedAvg local steps per round (default 1 5 10)")
     p.add_argument("--backend", choices=("sim", "gloo", "nccl"), default="sim",
                    help="FedAvg: single-process simulation or torch.distributed processes (default sim)")
-    p.add_argument("--out", type=Path, default=Path("results/train"), help="output directory (default results/train)")
+    p.add_argument("--out", type=output("dir"), default="results/train", help="output directory (default results/train)")
     p.add_argument("--resume", action="store_true", help=f"continue from OUT/{CHECKPOINT}")
     p.add_argument("--checkpoint-every", type=count(1), default=200, metavar="N",
                    help="write the checkpoint every N steps (default 200)")
@@ -185,14 +185,21 @@ def run(args) -> int:
             print(f"maskverify train: {args.out} already holds a run ({CHECKPOINT}); pass --resume to "
                   "continue it, or choose another --out", file=sys.stderr)
             return 2
-        state = torch.load(ckpt, weights_only=False)
+        try:
+            state = torch.load(ckpt, weights_only=False)
+            if not (isinstance(state, dict) and {"masked", "expected"} <= state.keys()):
+                raise TypeError("not a dict with 'masked' and 'expected'")
+        except Exception as err:  # noqa: BLE001 -- torch.load raises many kinds on a torn or foreign file
+            print(f"maskverify train: cannot resume: {ckpt} is not a checkpoint of maskverify train "
+                  f"({type(err).__name__}); remove it, or choose another --out, to start afresh", file=sys.stderr)
+            return 2
         try:
             masked = tr.MaskedGD.from_state(state["masked"], cfg, device=device)
-        except ValueError as err:
-            print(f"maskverify train: cannot resume: {err}", file=sys.stderr)
+            if state["expected"] is not None:
+                expected = tr.ExpectedGD.from_state(state["expected"], cfg)
+        except (ValueError, KeyError, TypeError) as err:
+            print(f"maskverify train: cannot resume from {ckpt}: {err}", file=sys.stderr)
             return 2
-        if state["expected"] is not None:
-            expected = tr.ExpectedGD.from_state(state["expected"], cfg)
         print(f"resuming at step {masked.step} from {ckpt}")
     else:
         masked = tr.MaskedGD(cfg, device=device)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from theory.core.io import atomic_write, write_json
 
 from . import dynamics as dy
@@ -82,8 +82,6 @@ def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> list[P
 
 def _main(args) -> int:
     out = Path(args.out)
-    if not out.is_dir():
-        raise UsageError(f"--out {out} is not a directory")
     cfg = Config(d=args.d, ns=tuple(args.n), m=args.m, steps=args.steps, delta=args.delta, seeds=args.seeds,
                  every=args.every)
     if cfg.steps % cfg.every:
@@ -109,6 +107,6 @@ def add_subcommand(sub) -> argparse.ArgumentParser:
     p.add_argument("--delta", type=real(0.0, open_lo=True), default=d.delta, help="GD step size delta of (9)")
     p.add_argument("--seeds", type=count(1), default=d.seeds, help=f"seeds per n (default {d.seeds}; the paper 5)")
     p.add_argument("--every", type=count(1), default=d.every, help="record the loss every this many steps")
-    p.add_argument("--out", default=".", help="directory for exp1.json and exp1.png")
+    p.add_argument("--out", default=".", type=output("dir"), help="directory for exp1.json and exp1.png (created if missing)")
     p.set_defaults(func=_main)
     return p

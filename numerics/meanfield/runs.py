@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from theory.core.io import atomic_write, write_json
 
 LOSSES = ("mean", "sum")
@@ -52,10 +52,27 @@ class RunStore:
         self.path, self.runs = (Path(path) if path else None), {}
         self.settings = json.loads(json.dumps(settings))     # as a JSON file holds it (tuples -> lists)
         if resume and self.path and self.path.exists():
-            saved = json.loads(self.path.read_text())
+            saved = self._read()
+            if saved is None:
+                return
             if saved.get("settings") != self.settings:
                 raise UsageError(f"--resume: {self.path} was written with other settings; remove it or change --out")
             self.runs = saved["runs"]
+
+    def _read(self) -> dict | None:
+        """The saved ``{settings, runs}``, or None when the file cannot be read as one (cut short,
+        not JSON, another shape): it is then set aside in ``unreadable/`` beside it, said on stderr,
+        and every run runs again (``execution.set_aside``)."""
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(saved, dict) and isinstance(saved.get("runs"), dict) and "settings" in saved:
+                return saved
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            pass
+        where = execution.set_aside(self.path, self.path.parent / "unreadable")
+        print(f"--resume: {self.path} is not a store of runs; set aside as {where}, its runs run again",
+              file=sys.stderr)
+        return None
 
     def __contains__(self, key: str) -> bool:
         return key in self.runs
@@ -96,7 +113,7 @@ def add_common_options(p, cfg, *, name: str) -> None:
     p.add_argument("--threads", type=count(0), default=1, metavar="N",
                    help="CPU threads for torch (default 1: these problems are small and a busy machine's "
                         "cores are shared; 0: torch's choice)")
-    p.add_argument("--out", type=Path, default=Path("."), help=f"directory for {name}.json, .csv, .png")
+    p.add_argument("--out", type=output("dir"), default=".", help=f"directory for {name}.json, .csv, .png (created if missing)")
     p.add_argument("--resume", action="store_true", help=f"keep the finished runs in OUT/{name}_runs.json")
     p.add_argument("--pdf", action="store_true", help="also write the figures as PDF")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -209,8 +226,7 @@ def command(args, base, fields, *, name: str, run, write, summary, check=None, k
     ``OUT/<name>_runs.json`` under the settings that do not enumerate runs (``keyed`` fields,
     ``seeds`` and ``seed`` blanked), so ``--resume`` reuses them; then the files and the summary."""
     out = Path(args.out)
-    if not out.is_dir():
-        raise UsageError(f"--out {out} is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
     cfg = replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in fields if v is not None},
                   seed=args.seed)
     if cfg.steps % cfg.every:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, real
+from numerics.core.cliargs import UsageError, count, output, real
 from numerics.core.pack import Figure
 
 from . import experiment as ex
@@ -59,7 +59,7 @@ def add_subcommand(sub) -> None:
     p.add_argument("--data-seed", type=count(0), default=0, help="seed of the data split (default 0)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                    help="auto: cuda if available, else cpu (default auto)")
-    p.add_argument("--out", type=Path, default=Path("results/privacy"), help="output folder (default results/privacy)")
+    p.add_argument("--out", type=output("dir"), default="results/privacy", help="output folder (default results/privacy)")
     p.add_argument("--resume", action="store_true", help="continue the runs in OUT/runs.json")
     p.add_argument("--threads", type=count(0), default=0, metavar="N",
                    help="CPU threads for torch (default 0: torch's choice)")

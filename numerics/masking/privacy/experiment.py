@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -114,13 +115,17 @@ class Store:
                 raise ValueError(f"{self.path.parent} already holds runs ({STORE}); pass --resume to continue "
                                  "them, or choose another --out")
             try:
-                saved = json.loads(self.path.read_text())
-                runs, saved_id = saved["runs"], saved["data"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"cannot resume: {self.path} is not a run store ({exc})") from None
+                saved = json.loads(self.path.read_text(encoding="utf-8"))
+                runs, saved_id = dict(saved["runs"]), saved["data"]
+            except (OSError, ValueError, KeyError, TypeError):
+                # cut short or foreign: set aside (nothing is deleted) and every run runs again
+                where = execution.set_aside(self.path, self.path.parent / "unreadable")
+                print(f"--resume: {self.path} is not a run store; set aside as {where}, its runs run again",
+                      file=sys.stderr)
+                return
             if saved_id != data_id:
                 raise ValueError(f"cannot resume: {self.path} holds runs on {saved_id}, not {data_id}")
-            self.runs = dict(runs)
+            self.runs = runs
 
     def get(self, key: str):
         return self.runs.get(key)
