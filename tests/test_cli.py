@@ -48,6 +48,22 @@ BAD = [
     ("amplification-train", ["amplification-train", "--m", "3", "--out", "{tmp}"]),
     ("amplification-train", ["amplification-train", "--eta", "0.5", "--out", "{tmp}"]),
     (None, ["no-such-command"]),
+    # sizes nobody can run: refused at the door with the limit (issue 35 item 4), not hung or crashed
+    ("fuzz", ["fuzz", "masking:cor.5.3", "--examples", "99999999999999999999999", "--workers", "0"]),
+    ("fuzz", ["fuzz", "masking:cor.5.3", "--examples", "100000000", "--chunk", "1", "--workers", "0"]),
+    ("fuzz", ["fuzz", "masking:cor.5.3", "--workers", "100000"]),
+    ("check", ["check", "-n", "100000"]),
+    ("report", ["report", "-n", "100000", "--out", "{tmp}/r"]),
+    ("meanfield-exp2", ["meanfield-exp2", "--workers", "5000", "--out", "{tmp}/e2"]),
+    ("train", ["train", "--m", "99999999999", "--out", "{tmp}/t", "--no-progress"]),
+    ("bounds", ["bounds", "--m", "99999999999"]),
+    ("bounds", ["bounds", "--d", "99999999999"]),
+    ("amplification-train", ["amplification-train", "--m", "99999999998", "--out", "{tmp}/a", "--no-progress"]),
+    ("meanfield-train", ["meanfield-train", "--m", "99999999998", "--out", "{tmp}/m"]),
+    ("meanfield-exp3", ["meanfield-exp3", "--m", "99999999998", "--out", "{tmp}/e3", "--no-progress"]),
+    # misleading messages of old (item 7): a short id only masking has, an empty id, a malformed -k
+    ("fuzz", ["fuzz", ""]),
+    ("check", ["check", "-k", "and or (", "--no-progress"]),
 ]
 
 
@@ -62,6 +78,13 @@ def test_bad_input_is_one_line_and_exit_2(command, argv, tmp_path, capsys):
     assert code == 2, f"exit status {code}, stderr: {err}"
     assert len(err.splitlines()) == 1, f"not one line:\n{err}"
     assert "Traceback" not in err and err.startswith("maskverify"), err
+    assert not list(tmp_path.iterdir()), f"wrote {sorted(p.name for p in tmp_path.iterdir())}"
+
+
+def test_a_short_campaign_id_only_one_pack_has_is_that_packs(capsys):
+    """'thm.4.2' was called ambiguous and pointed at amplification:thm.4.2, which has no campaign."""
+    assert main(["fuzz", "thm.4.2", "--examples", "2", "--seed", "0", "--workers", "0", "--no-progress"]) in (0, 1)
+    assert "campaign thm.4.2: Theorem 4.2" in capsys.readouterr().out
 
 
 def test_every_subcommand_is_driven_with_bad_input():

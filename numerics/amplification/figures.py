@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, output, real
+from numerics.core.cliargs import UsageError, check_memory, count, output, real
 from theory.core.io import atomic_write, write_json
 
 from . import data, gd
@@ -209,6 +209,10 @@ def _main(args) -> int:
     sigma = args.sigma if args.sigma is not None else 3 / math.sqrt(args.d)
     cfg = Config(d=args.d, n=args.n, m=args.m, sigma=sigma, eta=args.eta, alpha=args.alpha, omega=args.omega,
                  steps=args.steps, every=args.every, n_test=args.n_test, seeds=args.seeds)
+    # one run at a time holds the data (n + n_test, d), W (m, d) with its gradient and the (n, m)
+    # activations, a few copies each: an estimate from the shapes, generous by design
+    check_memory(8.0 * (2 * (cfg.n + cfg.n_test) * cfg.d + 6 * cfg.m * cfg.d + 6 * (cfg.n + cfg.n_test) * cfg.m),
+                 "maskverify amplification-train at these sizes")
     if execution.chosen(args):
         try:
             res = _curves_as_tasks(cfg, args)
@@ -222,6 +226,7 @@ def _main(args) -> int:
         finally:
             if bar is not None:
                 bar.close()
+    out.mkdir(parents=True, exist_ok=True)
     write_json(out / "amplification_train.json", res)
     rows = ["seed,step,train,test,clean"] + [f"{args.seed + k},{t},{res['train'][k][i]},{res['test'][k][i]},{res['clean'][k][i]}"
                                              for k in range(cfg.seeds) for i, t in enumerate(res["steps"])]

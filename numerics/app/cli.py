@@ -220,6 +220,8 @@ known ids are listed).
 def build_parser() -> argparse.ArgumentParser:
     from numerics.core import registry
 
+    from numerics.core import execution, fuzzing
+
     from . import checkrun, fuzz_cmd, latex_cmd, new_cmd, notes_cmd, report
 
     parser = Parser(
@@ -252,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "Hypothesis campaigns); takes several minutes")
     check.add_argument("-k", metavar="EXPR", type=checkrun.k_expression, help="only tests matching this pytest -k expression "
                                                   "(one that matches nothing is an error)")
-    check.add_argument("-n", "--workers", metavar="N", type=count(1), default=None,
+    check.add_argument("-n", "--workers", metavar="N", default=None,
+                       type=count(1, execution.max_local_workers, "8 per core, 512 MiB each"),
                        help=f"worker processes (pytest-xdist; default every core: {checkrun.default_workers()})")
     check.add_argument("--no-progress", action="store_true", help="no progress bar")
     check.set_defaults(func=_check)
@@ -283,7 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz.add_argument("id", metavar="ID", help="campaign id, qualified by its paper (masking:thm.4.2); a short "
                                                "id needs --paper where several packs are installed")
     add_paper_argument(fuzz, many=False)
-    fuzz.add_argument("--examples", metavar="N", type=count(1), default=None,
+    fuzz.add_argument("--examples", metavar="N", default=None,
+                      type=count(1, fuzzing.MAX_EXAMPLES, "about 1e6 CPU-seconds at 1 ms an example: split a longer "
+                                                           "search into runs with --seed"),
                       help="examples to try (default: the campaign's, listed below; 10x with --deep)")
     fuzz.add_argument("--seed", metavar="S", type=count(0), default=None,
                       help="seed: a reproducible run that ignores the example database (default: "
@@ -311,13 +316,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _allocation(exc: BaseException) -> str:
+    """'it asked for 745 GiB' from torch's allocator message, or the error's type."""
+    import re
+
+    from numerics.core.cliargs import _bytes
+
+    m = re.search(r"allocate (\d+) bytes", str(exc))
+    return f"it asked for {_bytes(int(m.group(1)))}" if m else type(exc).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Parse and run one subcommand: its exit status; 2 (one line) on a ``UsageError``; 130 on
+    Ctrl-C, also one that a callback swallowed while the command went on (``interrupts``), and
+    one that arrives while the packs load.  Called with ``argv`` (in-process: tests, scripts) it
+    puts SIGINT's handler back when it returns; as the console script it keeps it to the end."""
+    from numerics.core import interrupts
+
+    previous = interrupts.install()
+    command = (argv if argv is not None else sys.argv[1:])[:1] or [""]
     try:
-        return args.func(args)
+        args = build_parser().parse_args(argv)
+        command = [args.command]
+        code = args.func(args)
     except UsageError as exc:
-        print(f"maskverify {args.command}: error: {exc}", file=sys.stderr)
+        print(f"maskverify {command[0]}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        code = None
+    except (MemoryError, RuntimeError) as exc:  # a size no estimate at the door caught: one line, not a traceback
+        if not isinstance(exc, MemoryError) and "can't allocate memory" not in str(exc):
+            raise
+        print(f"maskverify {command[0]}: error: not enough memory for these sizes ({_allocation(exc)})", file=sys.stderr)
+        return 2
+    finally:
+        if argv is not None:
+            interrupts.restore(previous)
+        else:  # the console script's work is done: a Ctrl-C while the interpreter shuts down changes nothing
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if code is None or interrupts.received():
+        print(f"maskverify {command[0]}: interrupted".replace("  ", " "), file=sys.stderr)
+        return 130
+    return code
 
 
 if __name__ == "__main__":

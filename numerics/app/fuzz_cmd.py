@@ -34,7 +34,10 @@ def run_tasks(campaign_id: str, c: fuzzing.Campaign, args) -> fuzzing.Result:
     as ``fuzzing.run`` (with its per-example progress bar, no store)."""
     examples = args.examples or c.examples * (10 if args.deep else 1)
     database = str(Path(fuzzing.DATABASE_DIR).resolve())
-    params = fuzzing.split(campaign_id, examples, args.chunk or c.examples, args.seed, args.deep, database)
+    try:
+        params = fuzzing.split(campaign_id, examples, args.chunk or c.examples, args.seed, args.deep, database)
+    except ValueError as exc:  # more examples or tasks than one run takes
+        raise cliargs.UsageError(str(exc)) from None
     if len(params) == 1 and not execution.chosen(args):
         return fuzzing.run(c, examples=examples, seed=args.seed, deep=args.deep, progress=not args.no_progress)
     store = execution.Store(args.exec_store)

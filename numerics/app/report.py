@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from numerics.core import errata as errata_data
-from numerics.core import cliargs
+from numerics.core import cliargs, execution
 from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
@@ -653,7 +653,8 @@ def add_subcommand(sub) -> None:
                    help="include the slow tier of the witnesses and run the fuzz campaigns deep (long)")
     p.add_argument("-k", metavar="EXPR", type=checkrun.k_expression,
                    help="only witness tests matching this pytest -k expression")
-    p.add_argument("-n", "--workers", metavar="N", type=count(1), default=None,
+    p.add_argument("-n", "--workers", metavar="N", default=None,
+                   type=count(1, execution.max_local_workers, "8 per core, 512 MiB each"),
                    help=f"worker processes of the witnesses (pytest-xdist; default every core: "
                         f"{checkrun.default_workers()})")
     p.add_argument("--fuzz-examples", metavar="N", type=count(0), default=None,

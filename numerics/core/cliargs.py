@@ -17,8 +17,9 @@ class UsageError(Exception):
     """Bad input to a command (reported as one line, exit status 2)."""
 
 
-def count(lo: int):
-    """An argparse type: an integer >= ``lo``."""
+def count(lo: int, hi=None, why: str = ""):
+    """An argparse type: an integer >= ``lo`` and, with ``hi`` (an int, or a function giving one
+    when the value is parsed: a machine's limit), <= ``hi``; ``why`` says what the limit is."""
     def parse(text: str) -> int:
         try:
             n = int(text)
@@ -26,9 +27,35 @@ def count(lo: int):
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if n < lo:
             raise argparse.ArgumentTypeError(f"must be >= {lo}, got {n}")
+        top = hi() if callable(hi) else hi
+        if top is not None and n > top:
+            raise argparse.ArgumentTypeError(f"must be <= {top:,}{f' ({why})' if why else ''}, got {n:,}")
         return n
     parse.__name__ = f"integer >= {lo}"
     return parse
+
+
+def memory_available() -> int:
+    """Bytes of memory this machine can give now (psutil, which Dask distributed brings)."""
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def check_memory(nbytes: float, what: str) -> None:
+    """``UsageError`` when ``what`` needs more than 80 % of the memory available: said before the
+    work starts, instead of an allocator's error (or swapping) in the middle of it."""
+    avail = memory_available()
+    if nbytes > 0.8 * avail:
+        raise UsageError(f"{what} needs about {_bytes(nbytes)} of memory; this machine has {_bytes(avail)} available")
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PiB"
 
 
 def real(lo: float = -math.inf, hi: float = math.inf, *, open_lo: bool = False, open_hi: bool = False):

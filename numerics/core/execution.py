@@ -77,6 +77,7 @@ from typing import Any
 
 from theory.core.io import write_json
 
+from . import interrupts
 from .cliargs import UsageError, check_output, count, output
 
 SCHEDULER_ENV = "MASKVERIFY_SCHEDULER"
@@ -249,6 +250,19 @@ def checkpoint() -> Checkpoint:
 
 
 # ----------------------------------------------------------------------------- engine
+#: memory a local worker process takes once it has imported the package (torch, numpy, Dask), measured
+#: ~350 MiB resident; 512 MiB leaves room for a task's own arrays
+WORKER_BYTES = 512 * 2**20
+
+
+def max_local_workers() -> int:
+    """The most worker processes a local cluster may start on this machine: 8 per core, and no more
+    than the available memory holds at ``WORKER_BYTES`` each (100,000 hung, starting processes)."""
+    from .cliargs import memory_available
+
+    return max(1, min(8 * default_workers(), memory_available() // WORKER_BYTES))
+
+
 def default_workers() -> int:
     """The cores this process may use."""
     try:
@@ -349,7 +363,8 @@ def add_arguments(parser, *, store: str, workers_flags: tuple[str, ...] = ("--wo
     ``--store DIR`` (default ``store``), ``--resume``.  A command whose own ``--workers`` or
     ``--resume`` means something else renames them (``workers_flags``, ``resume_flag``)."""
     g = parser.add_argument_group("execution (Dask distributed; one task per record in --store)")
-    g.add_argument(*workers_flags, dest="exec_workers", metavar="N", type=count(0), default=None,
+    g.add_argument(*workers_flags, dest="exec_workers", metavar="N", default=None,
+                   type=count(0, max_local_workers, "8 per core, 512 MiB each: for more, start a cluster and pass --scheduler"),
                    help=f"worker processes of a local Dask cluster (default: the cores, {default_workers()}); "
                         "0: serially in this process, without Dask")
     g.add_argument("--scheduler", dest="exec_scheduler", metavar="ADDRESS", default=None,
@@ -478,6 +493,7 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     try:
         if client is None:
             for k in todo:
+                interrupts.check()  # between tasks: an interrupt a callback swallowed stops the run
                 bar.set_postfix_str(f"failed {len(failures)}, running 1", refresh=True)
                 try:
                     finish(k, *_call(fn, by_key[k], partial(k)))
@@ -491,6 +507,7 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
             key_of = {f.key: k for f, k in zip(futures, todo)}
             last = 0.0
             for fut in as_completed(futures):
+                interrupts.check()
                 if fut.status == "finished":
                     finish(key_of[fut.key], *fut.result())
                 else:

@@ -36,6 +36,14 @@ from hypothesis.reporting import with_reporter
 
 from theory.core.io import write_json as write_json_file
 
+from . import interrupts
+
+#: the most examples one run (``run``, ``split``) takes: ~1e6 CPU-seconds at the fastest campaigns'
+#: ~1 ms an example; a larger count is no search anyone can wait for (10^23 grew memory at 47 MB/s)
+MAX_EXAMPLES = 10**9
+#: the most tasks ``split`` makes of one campaign (each a record in the store)
+MAX_TASKS = 100_000
+
 DATABASE_DIR = ".hypothesis/maskverify-fuzz"
 """The example database, relative to the working directory (campaigns resume from it)."""
 
@@ -174,6 +182,7 @@ def run(c: Campaign, examples: int | None = None, seed: int | None = None, deep:
     state = {"failing": None, "error": None}
 
     def body(ex):
+        interrupts.check()  # a Ctrl-C that a callback swallowed stops the run here
         shrinking = state["failing"] is not None or state["error"] is not None
         if shrinking:
             res.shrink_steps += 1
@@ -248,6 +257,9 @@ def split(campaign: str, examples: int, chunk: int, seed: int | None, deep: bool
     The split depends on these numbers only, never on the number of workers."""
     if examples < 1 or chunk < 1:
         raise ValueError(f"examples and chunk must be >= 1, got {examples}, {chunk}")
+    if examples > MAX_EXAMPLES or -(-examples // chunk) > MAX_TASKS:
+        raise ValueError(f"{examples:,} examples in tasks of {chunk:,}: at most {MAX_EXAMPLES:,} examples and "
+                         f"{MAX_TASKS:,} tasks (a larger --chunk)")
     sizes = [min(chunk, examples - start) for start in range(0, examples, chunk)]
     return [{"campaign": campaign, "task": i, "examples": n, "seed": None if seed is None else seed + i,
              "deep": deep, "database": None if seed is not None else database} for i, n in enumerate(sizes)]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numerics.core.cliargs import UsageError, count, output, real
+from numerics.core.cliargs import UsageError, check_memory, count, output, real
 from theory.core.io import atomic_write
 
 from . import convergence as cv
@@ -202,6 +202,13 @@ def add_subcommand(sub) -> None:
     p.set_defaults(func=_run)
 
 
+def memory_needed(n: int, d: int, m: int) -> float:
+    """Bytes ``evaluate`` holds at once, from the shapes (generous): X (n, d) and the NTK Gram's
+    n x n matrices, W (m, d) and its gradients, (n, m) activations, and the exact pass's pair block
+    (``network.PAIR_BUDGET`` pairs at ~40 float64 each)."""
+    return 8.0 * (4.0 * n * n + 2.0 * n * d + 6.0 * m * d + 8.0 * n * m) + 40 * 8.0 * min(float(n) * m * m, nw.PAIR_BUDGET)
+
+
 def _load_data(path: str) -> tuple[np.ndarray, np.ndarray]:
     """X (n, d) and y (n,) from an .npz file (``numpy.savez``: a zip archive of .npy arrays); a
     missing, foreign, damaged or incomplete file is a one-line ``UsageError`` that says which."""
@@ -233,8 +240,12 @@ def _load_data(path: str) -> tuple[np.ndarray, np.ndarray]:
 def _run(args) -> int:
     import json
 
+    n, d = (None, None) if args.data else (args.n, args.d)
+    if not args.data:
+        check_memory(memory_needed(n, d, args.m), "maskverify bounds at these sizes")
     if args.data:
         X, y = _load_data(args.data)
+        check_memory(memory_needed(*X.shape, args.m), "maskverify bounds on this data")
     else:
         X, y = synthetic_data(args.n, args.d, args.seed)
     try:  # every kappa first: a value outside the domain prints nothing

@@ -19,7 +19,7 @@ import torch
 from dataclasses import replace
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, output, real
+from numerics.core.cliargs import UsageError, check_memory, count, output, real
 from numerics.masking import fig3a
 from numerics.core import floors as fl
 from numerics.masking import network as nw
@@ -157,6 +157,21 @@ def _print_summary(s: dict) -> None:
               "extend with --resume --steps N or --until-converged MAX")
 
 
+def memory_needed(cfg, workers: int = 1, expected: int = 0) -> float:
+    """Bytes the run holds at once, from its shapes (an estimate, generous by design): the data
+    X (n, d); per batched (kappa, seed) run and FedAvg worker, the masks (n, d), a few (n, m)
+    activations and (m, d) weights, gradients and checkpoints; with the expected dynamics, the
+    exact pass's pair block (``network.PAIR_BUDGET`` pairs at ~40 float64 each)."""
+    from . import network as nw
+
+    n, d, m = cfg.n, cfg.d, cfg.m
+    runs = len(cfg.kappas) * cfg.seeds * workers
+    total = 8.0 * (n * d + runs * (2 * n * d + 8 * n * m + 6 * m * d))
+    if expected:
+        total += 40 * 8.0 * min(float(n) * m * m, nw.PAIR_BUDGET)
+    return total
+
+
 def run(args) -> int:
     from tqdm import tqdm
 
@@ -171,6 +186,7 @@ def run(args) -> int:
     except ValueError as err:
         print(f"maskverify train: {err}", file=sys.stderr)
         return 2
+    check_memory(memory_needed(cfg, args.workers or 1, args.expected_steps), "maskverify train at these sizes")
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.workers:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from numerics.core.cliargs import UsageError, count, output, real
+from numerics.core.cliargs import UsageError, check_memory, count, output, real
 from theory.core.io import atomic_write, write_json
 
 from . import dynamics as dy
@@ -86,7 +86,12 @@ def _main(args) -> int:
                  every=args.every)
     if cfg.steps % cfg.every:
         raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
+    # the largest n's run holds X (n, d), the features h (m, n) with their flow's RK4 stages and the
+    # (n, n) Gram: an estimate from the shapes, generous by design
+    n = max(cfg.ns)
+    check_memory(8.0 * (2 * n * cfg.d + 12 * cfg.m * n + 4 * n * n), "maskverify meanfield-train at these sizes")
     result = run(cfg)
+    out.mkdir(parents=True, exist_ok=True)
     write_json(out / "exp1.json", result)
     plot(result, out / "exp1.png")
     for n, curves in result["runs"].items():

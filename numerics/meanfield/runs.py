@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from numerics.core import execution
-from numerics.core.cliargs import UsageError, count, output, real
+from numerics.core.cliargs import UsageError, check_memory, count, output, real
 from theory.core.io import atomic_write, write_json
 
 LOSSES = ("mean", "sum")
@@ -80,6 +80,7 @@ class RunStore:
     def put(self, key: str, run: dict) -> None:
         self.runs[key] = run
         if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)  # made with the first run, not before
             write_json(self.path, {"settings": self.settings, "runs": self.runs})
 
 
@@ -226,13 +227,17 @@ def command(args, base, fields, *, name: str, run, write, summary, check=None, k
     ``OUT/<name>_runs.json`` under the settings that do not enumerate runs (``keyed`` fields,
     ``seeds`` and ``seed`` blanked), so ``--resume`` reuses them; then the files and the summary."""
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     cfg = replace(base, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in fields if v is not None},
                   seed=args.seed)
     if cfg.steps % cfg.every:
         raise UsageError(f"--steps ({cfg.steps}) must be a multiple of --every ({cfg.every})")
     if check is not None:
         check(cfg)
+    # the largest run holds X (n, d), the features (m, n) with their optimiser's copies and the
+    # (n, n) Gram: an estimate from the shapes, generous by design, before anything runs
+    n, m = max(cfg.ns), max(getattr(cfg, "ms", None) or (cfg.m,))
+    check_memory(8.0 * (2 * n * cfg.d + 12 * m * n + 4 * n * n + 6 * m * cfg.d),
+                 f"maskverify meanfield-{name} at these sizes")
     dev = device(args.device)
     blank = {k: () for k in keyed}
     store = RunStore(out / f"{name}_runs.json", asdict(replace(cfg, **blank, seeds=0, seed=0)), args.resume)
@@ -243,6 +248,7 @@ def command(args, base, fields, *, name: str, run, write, summary, check=None, k
         except execution.TasksFailed as exc:
             print(f"maskverify meanfield-{name}: {exc}", file=sys.stderr)
             return 1
+    out.mkdir(parents=True, exist_ok=True)
     for path in write(result, out, args.pdf):
         print(f"wrote {path}")
     summary(result)
