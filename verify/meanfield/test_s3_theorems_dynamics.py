@@ -166,7 +166,7 @@ def test_theorem3_at_its_hypotheses(record, one_torch_thread):
     features z_j drawn (T3.84), the event |G^(1) - Gbar^(1)|_2 <= lambda_min(Gbar)/2 checked on the
     draw, c_hat = 796 (80*), m = 102,205,548 (Lemma 2*); the flow by the exact one-point reduction
     (``numerics.meanfield.one_point``; RK4 at this width takes hours), then the conclusions as for
-    Theorem 1 (about 4 GiB and 20 minutes of one core)."""
+    Theorem 1 (about 10 GiB and 35 minutes on the shared 2-core machine, 2026-12-03)."""
     _judge_run(theorem_runs.run_theorem3(0), record)
 
 
