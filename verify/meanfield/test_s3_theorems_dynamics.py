@@ -58,9 +58,10 @@ def _run(G, y, m, c_hat, seed, rate, K, T_units=rates.E_FOLDS):
         pytest.skip(f"not checked: no recorded L_t is 100 x above its step-halving error (rate {rate:.3g})")
     err = 10 * traj.halving_error
     eta = min(dy.active_fraction(h, I[0] + err, I[1] - err) for h in traj.states)
-    # (15): (1/m) sum_i |h_i^t - h_i^0| >= |f^t - f^0|/(c L_sigma) at each data point (L_sigma = 1 for tanh)
+    # (15): (1/m) sum_i |h_i^t - h_i^0| >= |f^t - f^0|/(c L_sigma) at each data point, both sides on their
+    # conservative side of the states' error (``theorem_runs.feature_move_ratio``)
     f0 = dy.output(p, traj.states[0])
-    move = min(float(((h - traj.states[0]).abs().mean(0) * c_hat / ((dy.output(p, h) - f0).abs() + 1e-300)).min())
+    move = min(theorem_runs.feature_move_ratio(p, h, traj.states[0], (dy.output(p, h) - f0).abs(), c_hat, err)
                for h in traj.states[1:])
     return got, eta / (2 ** (-2 / 3) * K), move
 
@@ -96,7 +97,8 @@ def test_theorem1_repaired_constants_along_flow(n, d, record):
 @pytest.mark.witness("dynamics")
 def test_corollary1_linear_rate_on_exp1_like_data(record):
     """n = 4 <= d = 8, Gaussian inputs, uniform labels (Exp. 1's law): the repaired Theorem 1 rate
-    holds, so the loss decays to zero linearly; (15) holds along the flow."""
+    holds, so the loss decays to zero linearly; (15)'s ratio along the flow is reported (not asserted:
+    eq.15's own witnesses judge it, and a failure of (15) is not one of the corollary)."""
     rng = np.random.default_rng(2)
     X, y = rng.standard_normal((4, 8)), rng.uniform(-0.5, 0.5, 4)
     G = gram_shallow(X)
