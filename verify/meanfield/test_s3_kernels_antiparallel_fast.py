@@ -31,7 +31,9 @@ from numerics.core.gaussian_kernels import dual
 from numerics.core.tolerance import EPS, Tol, digits, rel_err
 from numerics.meanfield import gram_bar, gram_bar_prime
 
-pytestmark = [pytest.mark.statement("eq.23"), pytest.mark.witness("fast")]
+#: every test here is fast; each names its statement: eq.23 (gram_bar, the relu dual) or eq.23.prime
+#: (gram_bar_prime), so that a failure of one kernel is not charged to the other
+pytestmark = [pytest.mark.witness("fast")]
 
 #: supplement exact: k = ab/(2 pi), the series' leading term, its sum of alternating terms
 #: falling by e^2/20 or faster, and the product each round once (measured: <= 2 ulp)
@@ -67,29 +69,29 @@ def _direct(e: float, a: float, b: float, record) -> None:
                                      f"({err:.2e} relative; {DIRECT_TOL})"
 
 
+@pytest.mark.statement("eq.23")
 @pytest.mark.parametrize("e", DEFAULT_E)
 def test_relu_dual_near_antiparallel_is_relatively_accurate(e, record):
     _direct(e, 1.0, 1.0, record)
 
 
+@pytest.mark.statement("eq.23")
 @pytest.mark.parametrize("a, b", [(1e-150, 1e150), (3.7, 0.02), (1e100, 1e-180)])
 def test_relu_dual_near_antiparallel_at_extreme_scales(a, b, record):
     _direct(1e-3, a, b, record)
 
 
+@pytest.mark.statement("eq.23")
 @pytest.mark.slow
 @pytest.mark.parametrize("e", SLOW_E)
 def test_relu_dual_near_antiparallel_whole_range(e, record):
     _direct(e, 1.0, 1.0, record)
 
 
-@pytest.mark.parametrize("e", [1e-3, 0.1, 0.9, 1 - 1e-9, 1 + 1e-9])
-def test_gram_bar_of_nearly_antiparallel_rows(e, record):
+def _antiparallel(e: float):
     """Rows x and -c (cos(e) x + sin(e) y) with y orthogonal to x (eq. (23): u = z.x/sqrt(d)), so
-    that pi - theta is about e: the supplement from the rows is
-    e up to the rounding of the rows themselves; both it and the kernels are judged against
-    mp from the float rows.  Normalised rows carry an absolute error of a few eps, so the
-    supplement's relative error is <= 8 eps / e and J ~ e^3/3 triples it."""
+    that pi - theta is about e; with the rows' norms/sqrt d and the supplement 2 atan2(|x_a/|x_a|
+    + x_b/|x_b||, |x_a/|x_a| - x_b/|x_b||) in mp from the float rows (60 digits)."""
     x = np.array([0.6, -0.8, 0.0])
     y = np.array([0.8, 0.6, 0.0])
     xb = -2.5 * (math.cos(e) * x + math.sin(e) * y)
@@ -99,14 +101,37 @@ def test_gram_bar_of_nearly_antiparallel_rows(e, record):
         na, nb = mp.norm(xa_m), mp.norm(xb_m)
         supp = 2 * mp.atan2(mp.norm(xa_m / na + xb_m / nb), mp.norm(xa_m / na - xb_m / nb))
         sd = mp.sqrt(X.shape[1])  # eq. (23) scales the inputs by 1/sqrt(d)
-        want = wedge_reference(na / sd, nb / sd, supp)
-    want = float(want)
+        return X, na / sd, nb / sd, supp
+
+
+ANTIPARALLEL_E = [1e-3, 0.1, 0.9, 1 - 1e-9, 1 + 1e-9]
+
+
+@pytest.mark.statement("eq.23")
+@pytest.mark.parametrize("e", ANTIPARALLEL_E)
+def test_gram_bar_of_nearly_antiparallel_rows(e, record):
+    """``gram_bar`` relu on the rows of ``_antiparallel``: the supplement from the rows is e up to
+    the rounding of the rows themselves; both it and the kernel are judged against mp from the
+    float rows.  Normalised rows carry an absolute error of a few eps, so the supplement's
+    relative error is <= 8 eps / e and J ~ e^3/3 triples it."""
+    X, a, b, supp = _antiparallel(e)
+    want = float(wedge_reference(a, b, supp))
     got = gram_bar(X, "relu")[0, 1]
     tol = Tol(rtol=8 * EPS + 3 * 8 * EPS / e, why="rows' normalisation: supplement to 8 eps absolute, tripled by J")
     err = rel_err(got, want)
     record(error=err, digits=digits(err))
     assert abs(got - want) <= tol.bound(want), f"gram_bar relu at e = {e!r}: {got!r} vs {want!r} ({err:.2e}; {tol})"
+
+
+@pytest.mark.statement("eq.23.prime")
+@pytest.mark.parametrize("e", ANTIPARALLEL_E)
+def test_step_kernel_of_nearly_antiparallel_rows(e, record):
+    """``gram_bar_prime`` relu on the same rows: E[1{u > 0} 1{v > 0}] is the wedge's angle over
+    2 pi, supp/(2 pi), with the supplement's absolute error of 8 eps."""
+    X, _, _, supp = _antiparallel(e)
     step = gram_bar_prime(X, "relu")[0, 1]
-    want_step = float(supp / (2 * mp.pi))  # E[1{u > 0} 1{v > 0}]: the wedge's angle over 2 pi
+    want_step = float(supp / (2 * mp.pi))
     step_tol = Tol(rtol=8 * EPS + 8 * EPS / e, why="the supplement's absolute error of 8 eps")
+    err = rel_err(step, want_step)
+    record(error=err, digits=digits(err))
     assert abs(step - want_step) <= step_tol.bound(want_step), f"gram_bar_prime relu at e = {e!r}: {step!r} vs {want_step!r} ({step_tol})"

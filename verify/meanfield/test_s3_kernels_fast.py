@@ -123,10 +123,11 @@ def _scaled(x, scale):
     return x / np.linalg.norm(x) * np.sqrt(len(x)) * scale
 
 
-@pytest.mark.statement("eq.23")
 @pytest.mark.witness("fast")
 @pytest.mark.parametrize("case, derivative", [
-    pytest.param(case, der, marks=() if (case, der) in {("antiparallel", False), ("small norms", True)} else pytest.mark.slow)
+    # each case credited to its kernel's statement: gram_bar (eq.23) or gram_bar_prime (eq.23.prime)
+    pytest.param(case, der, marks=[pytest.mark.statement("eq.23.prime" if der else "eq.23")]
+                 + ([] if (case, der) in {("antiparallel", False), ("small norms", True)} else [pytest.mark.slow]))
     for case in ("generic", "near-parallel", "antiparallel", "orthogonal", "small norms") for der in (False, True)])
 def test_tanh_against_gauss_hermite(case, derivative, record):
     xa, xb = PAIRS[case]
