@@ -306,7 +306,7 @@ def _thm1(ex: Example):
     if not got.judged:
         return None, {"skipped": "no recorded L_t is 100 x above its step-halving error"}
     return float(got.ratio), {"c_hat": float(c_hat), "r": r, "K*": Kstar, "stiffness": float(stiff),
-                              "judged times": got.judged, "horizon": got.horizon, "k t_max": got.decay,
+                              "judged times": got.judged, "horizon": got.horizon, "k t_max": got.decay, "k t* (monotone)": got.extended,
                               "floored": got.floored, "flow rate/rate": got.fastest / rate}
 
 

@@ -20,7 +20,14 @@ only that both are small).  So:
 - decay = k t_max, t_max the last judged time: how much of the exponential was tested (the bound
   there is e^{-decay} A), and floored: whether a recorded time after t_max is unresolved, i.e. the
   judged horizon ends where the loss reached its resolution floor (a flow faster than the bound
-  gets there while the bound has barely decayed, and nothing later can be judged).
+  gets there while the bound has barely decayed, and nothing later can be judged directly);
+- extended (``monotone``, for a loss that cannot increase along the flow): past a judged time s the
+  loss stays below L_s + tol_s, so the bound holds wherever A e^{-k t} >= L_s + tol_s, up to
+  k t* = max over judged s of log(A/(L_s + tol_s)) >= decay.  The flow (11) is a gradient flow of
+  L in the features (dL/dt = -r^T H r with H = (c^2/m) sum_i D_i G D_i positive semi-definite: the
+  left side of (14), witnessed by the ``eq.14`` campaign), so a fast flow's bound is tested over
+  many e-folds where the loss itself is below its resolution.  The recorded losses must bear it
+  out (each L_{j+1} <= L_j + tol_j + tol_{j+1}); where they do not, nothing is extended.
 
 ``judge_horizon`` (``judge_flow`` for (11) by RK4) chooses the horizon: the requested T (callers ask
 for ``E_FOLDS``/k: the bound decayed by e^-10 = 4.5e-5, over four orders of magnitude) unless the
@@ -50,7 +57,8 @@ class RateJudgement:
     """ratio: max over judged t of (L_t + tol_t)/(A e^{-k t}) (NaN when nothing was judged);
     judged: the number of resolved times t > 0; fastest: min over them of -log((L_t - tol_t)/A)/t;
     horizon: the last judged time t_max (0 when none); decay: k t_max; floored: a recorded time
-    after t_max is unresolved (the loss reached its resolution floor there)."""
+    after t_max is unresolved (the loss reached its resolution floor there); extended: k t* to which
+    the bound holds by the loss's monotonicity (module docstring; = decay when not claimed)."""
 
     ratio: float
     judged: int
@@ -58,20 +66,25 @@ class RateJudgement:
     horizon: float
     decay: float
     floored: bool
+    extended: float = math.nan
 
     def describe(self) -> str:
-        return describe_horizon(self.decay, self.floored)
+        return describe_horizon(self.decay, self.floored, self.extended)
 
     @property
     def holds(self) -> bool:
         return self.judged > 0 and self.ratio <= 1.0
 
 
-def describe_horizon(decay: float, floored: bool) -> str:
-    """How much of the exponential was judged (``RateJudgement``'s decay = k t_max and floored), for a
-    verdict's detail."""
+def describe_horizon(decay: float, floored: bool, extended: float = math.nan) -> str:
+    """How much of the exponential was judged (``RateJudgement``'s decay = k t_max, floored and
+    extended), for a verdict's detail."""
     end = "the loss then at its resolution floor" if floored else "the loss still resolved"
-    return f"k t_max = {decay:.3g} (the bound at e^-k t_max = {math.exp(-decay):.2g} of A; {end})"
+    text = f"k t_max = {decay:.3g} (the bound at e^-k t_max = {math.exp(-decay):.2g} of A; {end})"
+    if math.isfinite(extended) and extended > decay:
+        text += (f"; the loss being non-increasing along the flow, the bound holds to k t = {extended:.3g} "
+                 f"(e^-k t = {math.exp(-extended):.2g} of A, still above L_s + tol_s)")
+    return text
 
 
 def loss_tolerances(losses, halving, *, safety: float = 10.0, floor=None) -> list[float]:
@@ -91,8 +104,9 @@ def loss_tolerances(losses, halving, *, safety: float = 10.0, floor=None) -> lis
     return out
 
 
-def judge(times, losses, tols, *, A: float, k: float, resolve: float = 100.0) -> RateJudgement:
-    """L_t <= A e^{-k t} judged at the times t > 0 with L_t >= resolve tol_t (module docstring)."""
+def judge(times, losses, tols, *, A: float, k: float, resolve: float = 100.0, monotone: bool = False) -> RateJudgement:
+    """L_t <= A e^{-k t} judged at the times t > 0 with L_t >= resolve tol_t; with ``monotone`` (a loss
+    that cannot increase along its flow) also how far the judged times carry it (module docstring)."""
     if not (len(times) == len(losses) == len(tols)):
         raise ValueError(f"lengths differ: {len(times)} times, {len(losses)} losses, {len(tols)} tolerances")
     if not (A > 0 and math.isfinite(A) and k >= 0 and math.isfinite(k) and resolve >= 1):
@@ -114,7 +128,18 @@ def judge(times, losses, tols, *, A: float, k: float, resolve: float = 100.0) ->
     floored = any(t > horizon for t in unresolved)
     if not judged:
         return RateJudgement(math.nan, 0, math.nan, 0.0, 0.0, floored)
-    return RateJudgement(ratio, judged, fastest, horizon, k * horizon, floored)
+    decay = k * horizon
+    extended = decay
+    if monotone and ratio <= 1 and k > 0 and _non_increasing(times, losses, tols):
+        extended = max(decay, max(math.log(A / (L + tol)) for t, L, tol in zip(times, losses, tols)
+                                  if t > 0 and L >= resolve * tol and L > 0))
+    return RateJudgement(ratio, judged, fastest, horizon, decay, floored, extended)
+
+
+def _non_increasing(times, losses, tols) -> bool:
+    """The recorded losses, in time order, never rise by more than their two tolerances."""
+    rec = sorted(zip(times, losses, tols))
+    return all(L2 <= L1 + e1 + e2 for (_, L1, e1), (_, L2, e2) in zip(rec, rec[1:]))
 
 
 def rounding_floor(p: dy.Problem, h) -> float:
@@ -130,7 +155,7 @@ def rounding_floor(p: dy.Problem, h) -> float:
 
 
 def judge_horizon(run, T: float, k: float, *, guess: float | None = None, records: int = 32,
-                  resolve: float = 100.0, retries: int = 8):
+                  resolve: float = 100.0, retries: int = 8, monotone: bool = False):
     """L_t <= L_0 e^{-k t} judged on ``run(T') -> (times, losses, tols, payload)`` (a flow recorded
     over [0, T'] with ``records`` records) over the longest horizon T' <= T found with at least half
     the records judged (module docstring).  From T' = min(T, guess): a run whose loss is still
@@ -172,7 +197,7 @@ def judge_horizon(run, T: float, k: float, *, guess: float | None = None, record
         if Tj <= 1.25 * resolved_end:
             break
     payload = best[0] if best is not None else payload
-    got = judge(*merge(seen, resolve), A=seen[0][1][0], k=k, resolve=resolve)
+    got = judge(*merge(seen, resolve), A=seen[0][1][0], k=k, resolve=resolve, monotone=monotone)
     return payload, replace(got, floored=got.floored or floored_short < math.inf)
 
 
@@ -200,7 +225,8 @@ def judge_flow(p: dy.Problem, T: float, k: float, *, records: int = 32, rtol: fl
     at the resolved recorded times over the horizon of ``judge_horizon``: T (the bound decayed by
     e^{-k T}) unless the loss reaches its resolution floor first; the first guess 25 L_0/|dL/dt(0)|
     (25 e-folds of the initial decay) grows while the loss is resolved at its end.  The tolerances:
-    ``loss_tolerances`` with the rounding floor of each state.  Returns (trajectory, RateJudgement)."""
+    ``loss_tolerances`` with the rounding floor of each state.  (11) is a gradient flow of L, so the
+    judgement is ``monotone`` (module docstring).  Returns (trajectory, RateJudgement)."""
     L0, rate0 = dy.loss(p, p.h0), -dy.loss_rate(p, p.h0)
 
     def run(Tj):
@@ -209,4 +235,4 @@ def judge_flow(p: dy.Problem, T: float, k: float, *, records: int = 32, rtol: fl
         return traj.times, traj.losses, loss_tolerances(traj.losses, traj.loss_halving, floor=floor), traj
 
     return judge_horizon(run, T, k, guess=25 * L0 / rate0 if L0 > 0 and rate0 > 0 else None, records=records,
-                         resolve=resolve, retries=retries)
+                         resolve=resolve, retries=retries, monotone=True)

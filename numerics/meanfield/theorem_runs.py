@@ -14,7 +14,8 @@ the limit state h(oo) visited too); the rate judged only where L_t is resolved:
 
 - the loss bound: max over resolved t of (L_t + tol)/(L_0 e^{-k t}), k the conclusion's exponent,
   over the horizon E_FOLDS/k or up to where the loss reaches its resolution floor, with k t_max
-  (``decay``) and whether the floor ended it (``floored``) reported;
+  (``decay``), whether the floor ended it (``floored``), and k t* to which the bound holds since the
+  loss of the gradient flow (11) cannot increase (``extended``: ``rates``' module docstring) reported;
 - (59)/(81): min_t eta^t / (2^(-2/3) K), eta^t counted on I shrunk by the states' error (10 x the
   halving difference; 1e-12 for the reduction);
 - lambda_min along the trajectory: the tangent kernel H_t = (c^2/m) sum_i (s'_i s'_i^T) o G drives
@@ -67,6 +68,7 @@ class Outcome:
     horizon: float
     decay: float
     floored: bool
+    extended: float
     fastest_over_k: float
     eta_ratio: float
     lam_ratio: float
@@ -155,7 +157,7 @@ def _one_point(p, k, checks_for, progress: bool):
     h_max = float(p.h0.abs().max()) + 1.0
     if 10 * fl.newton_update + 4 * np.finfo(float).eps * h_max > _ONE_POINT_ERR:
         raise ArithmeticError(f"the one-point solve's error {fl.newton_update:.3g} exceeds the checks' bound")
-    got = rates.judge(fl.times, fl.losses, fl.tolerances(), A=fl.losses[0], k=k)
+    got = rates.judge(fl.times, fl.losses, fl.tolerances(), A=fl.losses[0], k=k, monotone=True)
     return got, checks
 
 
@@ -174,7 +176,7 @@ def _flow(theorem: str, sizes: ts.Sizes, G: np.ndarray, y, seed: int, k: float, 
               "L0_value": float(L0), "gram": True, **(gram_event or {})}
     nan = math.nan
     if not all(events[e] for e in ("eta0", "L0", "gram")):
-        return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, nan, 0, 0.0, 0.0, False, nan, nan,
+        return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, nan, 0, 0.0, 0.0, False, nan, nan, nan,
                        nan, nan, time.perf_counter() - t0, method)
     checks_for = lambda err: _StateChecks(p, sizes, K, err)  # noqa: E731
     if method == "rk4":
@@ -185,7 +187,8 @@ def _flow(theorem: str, sizes: ts.Sizes, G: np.ndarray, y, seed: int, k: float, 
     else:
         raise ValueError(f"method must be rk4 or one-point, got {method!r}")
     return Outcome(theorem, seed, len(y), m, sizes.D, float(c), sizes.delta, events, float(got.ratio), got.judged,
-                   float(got.horizon), float(got.decay), got.floored, float(got.fastest / k) if got.judged else nan, checks.eta, checks.lam,
+                   float(got.horizon), float(got.decay), got.floored, float(got.extended),
+                   float(got.fastest / k) if got.judged else nan, checks.eta, checks.lam,
                    checks.move, time.perf_counter() - t0, method)
 
 

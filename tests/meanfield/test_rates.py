@@ -123,3 +123,24 @@ def test_runs_are_merged_one_record_per_time():
     got = rates.judge(times, losses, tols, A=1.0, k=0.5)
     assert got.judged == 2 and got.horizon == 2.0 and got.floored
     assert got.ratio == pytest.approx((0.5 + 1e-3) * math.exp(0.5), rel=ROUNDING, abs=0)
+
+
+def test_a_monotone_loss_carries_the_bound_past_the_last_judged_time():
+    """L_t = e^{-2t} (judged to t = 5) against L_0 e^{-t}: the loss never rises, so past t = 5 it stays
+    below L_5 + tol_5 = e^{-10}(1 + 1e-12), which the bound reaches at k t* = 10 - log1p(1e-12)."""
+    times, losses, tols = _exact()
+    got = rates.judge(times, losses, tols, A=1.0, k=1.0, monotone=True)
+    assert got.decay == pytest.approx(5.0, rel=ROUNDING, abs=0)
+    assert got.extended == pytest.approx(10.0 - math.log1p(1e-12), rel=ROUNDING, abs=0)
+    assert "holds to k t = 10" in got.describe()
+    assert rates.judge(times, losses, tols, A=1.0, k=1.0).extended == got.decay  # not claimed: no extension
+
+
+def test_no_extension_where_the_records_rise_or_the_bound_fails():
+    times, losses, tols = _exact()
+    rising = list(losses)
+    rising[10] = rising[9] * 1.5  # a recorded rise beyond both tolerances: the flow is not what was claimed
+    got = rates.judge(times, rising, tols, A=1.0, k=1.0, monotone=True)
+    assert got.holds and got.extended == got.decay
+    failing = rates.judge(times, losses, tols, A=0.5, k=1.0, monotone=True)  # a smaller constant: fails
+    assert not failing.holds and failing.extended == failing.decay

@@ -140,7 +140,7 @@ def _judge_run(out, record):
         pytest.skip("not checked: no recorded L_t is 100 x above its error")
     record(ratio=out.ratio, judged=out.judged,
            detail=f"m = {out.m:,}, c_hat = {out.c_hat:.4g} ({out.method}): max (L_t + tol)/bound = {out.ratio:.3g} at "
-                  f"{out.judged} resolved times t <= {out.horizon:.3g}, {rates.describe_horizon(out.decay, out.floored)} "
+                  f"{out.judged} resolved times t <= {out.horizon:.3g}, {rates.describe_horizon(out.decay, out.floored, out.extended)} "
                   f"(the flow {out.fastest_over_k:.3g} x faster than the bound); min eta^t/(2^(-2/3) K*) = {out.eta_ratio:.3g}, min lambda_min(H_t)/floor = "
                   f"{out.lam_ratio:.3g}, (15) min ratio = {out.move_ratio:.3g}; {out.seconds:.0f} s")
     assert out.holds, out
