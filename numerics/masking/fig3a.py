@@ -108,11 +108,15 @@ def figure(traj: tr.Trajectories, summary: dict, expected: dict | None = None):
     colours = plt.cm.viridis(np.linspace(0, 0.92, len(cfg.kappas)))
     for j, (kappa, col) in enumerate(zip(cfg.kappas, colours)):
         L = traj.loss[:, j]
-        with np.errstate(all="ignore"):
-            mean = np.nanmean(L, 0) if np.isfinite(L).any() else np.full(L.shape[1], np.nan)
+        # the mean over the seeds still running at each step (NaN where every run has diverged),
+        # without numpy's "mean of empty slice" warning for those steps
+        alive = np.isfinite(L)
+        mean = np.where(alive.any(0), np.where(alive, L, 0.0).sum(0) / np.maximum(alive.sum(0), 1), np.nan)
         ax.plot(k, mean, color=col, lw=1.4, label=f"$\\kappa={kappa:g}$")
         if L.shape[0] > 1:
-            ax.fill_between(k, np.nanmin(L, 0), np.nanmax(L, 0), color=col, alpha=0.18, lw=0)
+            lo = np.where(alive.any(0), np.where(alive, L, np.inf).min(0), np.nan)
+            hi = np.where(alive.any(0), np.where(alive, L, -np.inf).max(0), np.nan)
+            ax.fill_between(k, lo, hi, color=col, alpha=0.18, lw=0)
         if expected and kappa in expected:
             E = expected[kappa]
             ax.plot(np.arange(len(E)), E, color=col, ls="--", lw=1.1)

@@ -58,8 +58,9 @@ def add_subcommand(sub) -> None:
                "skips those stored, and an expected-dynamics task, which saves its state every 20 "
                "steps, goes on from its last save); the same numbers serially (--cluster-workers 0), on a local "
                "cluster or a remote one, and those of the batched run up to the order of float sums.")
-    p.add_argument("--kappa", type=real(0.0), nargs="+", metavar="K",
-                   help="mask standard deviations (default: Fig. 3(a)'s 0 0.05 0.2 0.4 0.6 1 2; "
+    p.add_argument("--kappa", type=real(0.0, nw.SCALE_MAX), nargs="+", metavar="K",
+                   help="mask standard deviations, at most 1e150 (the masked pre-activations' float64 domain, "
+                        "numerics.masking.network.SCALE_MAX) (default: Fig. 3(a)'s 0 0.05 0.2 0.4 0.6 1 2; "
                         "with --workers, ours for Fig. 3(b): 0 0.2 0.6 1)")
     p.add_argument("--steps", type=count(1), default=d.steps, help=f"gradient steps per run (default {d.steps})")
     p.add_argument("--seeds", type=count(1), help=f"mask seeds per kappa (default {d.seeds}; with --workers 2)")
