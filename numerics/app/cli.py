@@ -334,30 +334,32 @@ def main(argv: list[str] | None = None) -> int:
     from numerics.core import interrupts
 
     previous = interrupts.install()
-    command = (argv if argv is not None else sys.argv[1:])[:1] or [""]
+    command = [a for a in (argv if argv is not None else sys.argv[1:])[:1] if a]  # until the parser names it
     try:
         args = build_parser().parse_args(argv)
         command = [args.command]
         code = args.func(args)
     except UsageError as exc:
-        print(f"maskverify {command[0]}: error: {exc}", file=sys.stderr)
+        print(" ".join(["maskverify", *command[:1]]) + f": error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         code = None
     except (MemoryError, RuntimeError) as exc:  # a size no estimate at the door caught: one line, not a traceback
         if not isinstance(exc, MemoryError) and "can't allocate memory" not in str(exc):
             raise
-        print(f"maskverify {command[0]}: error: not enough memory for these sizes ({_allocation(exc)})", file=sys.stderr)
+        print(" ".join(["maskverify", *command[:1]]) + f": error: not enough memory for these sizes ({_allocation(exc)})",
+              file=sys.stderr)
         return 2
     finally:
+        interrupted = interrupts.received()  # before restore, which forgets it
         if argv is not None:
             interrupts.restore(previous)
         else:  # the console script's work is done: a Ctrl-C while the interpreter shuts down changes nothing
             import signal
 
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if code is None or interrupts.received():
-        print(f"maskverify {command[0]}: interrupted".replace("  ", " "), file=sys.stderr)
+    if code is None or interrupted:
+        print(" ".join(["maskverify", *command[:1]]).strip() + ": interrupted", file=sys.stderr)
         return 130
     return code
 

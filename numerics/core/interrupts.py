@@ -48,7 +48,10 @@ def install():
 
 
 def restore(previous) -> None:
-    """Put back what ``install`` replaced (a command run in-process leaves nothing behind)."""
+    """Put back what ``install`` replaced and forget the interrupt (its command has answered it):
+    a command run in-process leaves nothing behind for the code that runs after it."""
+    global _received
+    _received = False
     if previous is not None and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, previous[0])
         sys.unraisablehook = previous[1]
