@@ -231,7 +231,7 @@ class Checkpoint:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             logging.getLogger(__name__).warning("partial state %s cannot be read: set aside, the task starts afresh",
                                                 self.path)
-            Store(self.path.parent.parent)._put_aside(self.path, "partial state not JSON")
+            set_aside(self.path, self.path.parent.parent / Store.ASIDE)
             return None
 
     def save(self, state: Any) -> None:

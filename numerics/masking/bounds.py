@@ -240,13 +240,11 @@ def _load_data(path: str) -> tuple[np.ndarray, np.ndarray]:
 def _run(args) -> int:
     import json
 
-    n, d = (None, None) if args.data else (args.n, args.d)
-    if not args.data:
-        check_memory(memory_needed(n, d, args.m), "maskverify bounds at these sizes")
     if args.data:
         X, y = _load_data(args.data)
         check_memory(memory_needed(*X.shape, args.m), "maskverify bounds on this data")
     else:
+        check_memory(memory_needed(args.n, args.d, args.m), "maskverify bounds at these sizes")
         X, y = synthetic_data(args.n, args.d, args.seed)
     try:  # every kappa first: a value outside the domain prints nothing
         reports = [evaluate(X, y, m=args.m, eta=args.eta, K=args.K, kappa=kappa, tau=args.tau,
