@@ -17,6 +17,7 @@ PACK = PaperPack(
     paper=PAPER,
     verify_dir=ROOT / "verify" / "amplification",
     errata=ROOT / "notes" / "amplification" / "errata.toml",
+    sources=ROOT / "notes" / "amplification" / "sources.toml",
     campaigns=tuple(campaigns.CAMPAIGNS.values()),
     figures=(Figure("fig1", "Fig. 1: decision boundary in the plane of mu_1, mu_2 after T = 1 + 1/(4 alpha) = 11 GD steps "
                             "(alpha = 1/40), 15 % flipped labels (crosses); d = 100, n = 200, m = 400, sigma = 0.15, "

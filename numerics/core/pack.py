@@ -17,6 +17,7 @@ from typing import Any, Callable
 from theory.core.pack import Paper
 
 from .fuzzing import Campaign
+from .sources import Index, load as load_sources
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,16 @@ class PaperPack:
     #: experiments' settings objects by name (what ``maskverify`` runs by default)
     experiments: tuple[tuple[str, Any], ...] = ()
     commands: tuple[Command, ...] = ()
+    #: the source index (TOML, ``numerics.core.sources``): every result of the paper and what
+    #: carries it; read and validated when the pack is built (a pack without one is listed as such)
+    sources: Path | None = None
 
     def __post_init__(self):
         known = {st.id for st in self.paper.statements}
+        index = None
+        if self.sources is not None and Path(self.sources).exists():
+            index = load_sources(self.sources, self.paper.id, known)
+        object.__setattr__(self, "_index", index)
         ids = set()
         for c in self.campaigns:
             if c.id in ids:
@@ -68,6 +76,11 @@ class PaperPack:
     @property
     def id(self) -> str:
         return self.paper.id
+
+    @property
+    def index(self) -> Index | None:
+        """The pack's source index, validated; None when it has none (yet)."""
+        return self._index
 
     @property
     def title(self) -> str:

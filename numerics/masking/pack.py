@@ -81,6 +81,7 @@ PACK = PaperPack(
     paper=PAPER,
     verify_dir=ROOT / "verify" / "masking",
     errata=ROOT / "notes" / "masking" / "errata.toml",
+    sources=ROOT / "notes" / "masking" / "sources.toml",
     campaigns=tuple(campaigns.CAMPAIGNS.values()),
     figures=FIGURES + privacy_cli.FIGURES,
     experiments=(("fig3a", Config()), ("fig3b", FIG3B)),

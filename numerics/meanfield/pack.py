@@ -16,6 +16,7 @@ PACK = PaperPack(
     paper=PAPER,
     verify_dir=ROOT / "verify" / "meanfield",
     errata=ROOT / "notes" / "meanfield" / "errata.toml",
+    sources=ROOT / "notes" / "meanfield" / "sources.toml",
     campaigns=tuple(campaigns.CAMPAIGNS.values()),
     figures=(Figure("exp1", "Exp. 1 (Fig. 1): training loss of GD (9) on a shallow tanh net fitting random labels, "
                             "d = 20, per n (quick: m = 256, 300 steps; full: m = 512, 2000 steps; the paper m = 8192, "
