@@ -411,8 +411,9 @@ def status_line(rows: list[Row]) -> str:
     return f"{total} statement{'s' * (total != 1)}: " + ", ".join(f"{n} {s}" for s, n in c.items() if n)
 
 
-def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Row]) -> None:
-    """Atomically write the machine-readable report."""
+def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Row], coverage=None) -> None:
+    """Atomically write the machine-readable report; ``coverage``: per pack, the coverage of its
+    paper (``numerics.app.coverage.from_rows``)."""
     payload = {
         "pytest_exit_code": code,
         "statements": [
@@ -423,6 +424,7 @@ def write_json(path: str, code: int, results: list[WitnessResult], rows: list[Ro
             for r in rows
         ],
         "statuses": status_counts(rows),
+        "coverage": coverage,
         "tests": [asdict(r) for r in results],
     }
     atomic_write(path, json.dumps(payload, indent=2, default=str))

@@ -51,22 +51,24 @@ def _papers(args) -> int:
                      "reference": pack.paper.reference, "statements": len(pack.paper.statements),
                      "findings": len(found), "campaigns": [pack.paper.qualify(c.id) for c in pack.campaigns],
                      "figures": [f.name for f in pack.figures], "verify_dir": str(pack.verify_dir)})
-    if args.json:
-        from . import checkrun
+    from . import checkrun, coverage
 
-        for row, catalogue in zip(rows, checkrun.static_verdicts(chosen)):
-            row["statement_list"] = catalogue
+    for row, pack, catalogue in zip(rows, chosen, checkrun.static_verdicts(chosen)):
+        row["statement_list"] = catalogue
+        row["coverage"] = coverage.from_statement_rows(pack, catalogue)
+    if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     for r in rows:
         print(f"{r['id']}: {r['title']} ({', '.join(r['authors'])}; {r['reference']})\n"
               f"  {r['statements']} statements, {r['findings']} findings; campaigns: "
-              f"{', '.join(r['campaigns']) or 'none'}; figures: {', '.join(r['figures']) or 'none'}")
+              f"{', '.join(r['campaigns']) or 'none'}; figures: {', '.join(r['figures']) or 'none'}\n"
+              f"  {r['coverage']['line']}")
     return 0
 
 
 def _check(args) -> int:
-    from . import checkrun
+    from . import checkrun, coverage
 
     chosen = papers(args)
     code, results = checkrun.run(chosen, deep=args.deep, select=args.k, progress=not args.no_progress,
@@ -89,8 +91,11 @@ def _check(args) -> int:
           f"{sum(r.outcome == 'skipped' for r in tests)} skipped"
           + (" (deep tier)" if args.deep else " (default tier; --deep for the slow tier)"))
     print(checkrun.status_line(rows))
+    covs = coverage.from_rows(chosen, rows)
+    print("\nCoverage of the papers (their source indexes; maskverify report lists every result):")
+    print("\n".join(coverage.lines(covs)))
     if args.json:
-        checkrun.write_json(args.json, code, results, rows)
+        checkrun.write_json(args.json, code, results, rows, covs)
         print(f"wrote {args.json}")
     return 0 if code == 0 else 1
 

@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from numerics.core import errata as errata_data
-from numerics.core import cliargs, execution
+from numerics.core import cliargs, execution, sources
 from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
-from . import checkrun, verdicts
+from . import checkrun, coverage, verdicts
 from .report_notes import STATEMENTS_NOTE
 
 SCHEMA = "maskverify-report/2"
@@ -418,10 +418,12 @@ def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (
         placed |= {r["id"] for r in pack_rows}
         campaigns = [campaign_json(r) for r in runs if r.pack == pack.id]
         figs = [f for f in figures if f.paper == pack.id]
+        cov = coverage.from_statement_rows(pack, pack_rows)
         papers_out.append({
             "id": pack.id, "title": pack.title, "authors": list(pack.paper.authors),
             "reference": pack.paper.reference,
-            "summary": summary(code, mine, pack_rows, campaigns, len(found), figs),
+            "summary": {**summary(code, mine, pack_rows, campaigns, len(found), figs), "coverage": cov["counts"]},
+            "coverage": cov,
             "statements": pack_rows, "fuzz": campaigns,
             "errata": [erratum_json(e) for e in found], "figures": [asdict(f) for f in figs],
         })
@@ -432,8 +434,9 @@ def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (
     return {
         "schema": SCHEMA,
         "generated": dict(meta or {}),
-        "summary": summary(code, results, all_rows, [c for p in papers_out for c in p["fuzz"]],
-                           sum(len(p["errata"]) for p in papers_out), list(figures)),
+        "summary": {**summary(code, results, all_rows, [c for p in papers_out for c in p["fuzz"]],
+                              sum(len(p["errata"]) for p in papers_out), list(figures)),
+                    "coverage": coverage.total(p["coverage"] for p in papers_out)},
         "papers": papers_out,
         "other_statements": others,
         "failures": failures,
@@ -510,6 +513,7 @@ def summary_lines(s: dict, tier: str | None = None) -> list[str]:
         f"{s['fuzz_errors']} raised an error.",
         f"{s['errata']} errata entries. Figures: {figs['ok']} drawn, {figs['unavailable']} not available, "
         f"{figs['failed']} failed.",
+        "Coverage: " + (sources.line(s["coverage"]) if s.get("coverage") else "no source index") + ".",
     ]
 
 
@@ -541,11 +545,28 @@ def _statement_table(rows: list[dict]) -> list[str]:
     return out
 
 
+def _coverage_markdown(cov: dict) -> list[str]:
+    """A paper's coverage: its line, then every result not carried by a holding statement, grouped
+    by bucket (not carried first), each with where it stands, its quote and why."""
+    L = ["### Coverage of the paper", "", cov["line"] + ".", ""]
+    for b in coverage.LISTED:
+        mine = [r for r in cov["results"] if r["bucket"] == b]
+        if not mine:
+            continue
+        L += [f"**{b.capitalize()}** ({len(mine)}):", "", "| result | section | quote | why |", "|---|---|---|---|"]
+        L += ["| " + " | ".join(_cell(x) for x in (
+            coverage.printed(r), r["section"], r["quote"], r["detail"])) + " |"
+            for r in mine]
+        L.append("")
+    return L
+
+
 def _paper_markdown(p: dict, tier: str | None, own_summary: bool) -> list[str]:
     """One paper's section of report.md; its summary only when the report has several papers."""
     L = [f"## {p['title']} (`{p['id']}`)", "", f"{', '.join(p['authors'])}; {p['reference']}.", ""]
     if own_summary:
         L += [f"- {line}" for line in summary_lines(p["summary"], tier)] + [""]
+    L += _coverage_markdown(p["coverage"])
     L += ["### Statements", "", STATEMENTS_NOTE, "", *_statement_table(p["statements"])]
     L += ["", "### Fuzz campaigns", ""]
     if p["fuzz"]:

@@ -24,7 +24,10 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from numerics.core.sources import BUCKETS
+
 from .checkrun import WITNESSES
+from .coverage import LISTED, printed
 from .report_notes import STATEMENTS_NOTE
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -267,6 +270,9 @@ def _cards(s: dict, anchor: str, tier: str | None) -> str:
         ("errata", s["errata"], "recorded findings"),
         ("figures", figs["ok"], f"drawn · {figs['unavailable']} not available · {figs['failed']} failed"),
     ]
+    cov = s.get("coverage")
+    cards.append(("results in the paper", cov["results"] if cov else "?",
+                  " · ".join(f"{cov[b]} {b}" for b in BUCKETS if cov[b]) if cov else "no source index"))
     body = "".join(f'<div class="card"><b>{_e(v)}</b>{_e(k)}<br><span class="muted">{_e(t)}</span></div>'
                    for k, v, t in cards)
     return (f'<div id="{_e(anchor)}"><div class="verdict {"good" if good else "bad"}">'
@@ -383,13 +389,30 @@ def _figures(p: dict, out_dir: Path) -> str:
     return f'<h3>Figures</h3>{"".join(parts) or "<p>No figure was drawn.</p>"}'
 
 
+def _coverage(cov: dict) -> str:
+    """A paper's coverage: its line, then the results not carried by a holding statement, grouped
+    by bucket (``coverage.LISTED``), each with section, quote and why."""
+    parts = [f'<h3>Coverage of the paper</h3><p>{_e(cov["line"])}.</p>']
+    for b in LISTED:
+        mine = [r for r in cov["results"] if r["bucket"] == b]
+        if not mine:
+            continue
+        body = "".join(f'<tr><td>{_e(printed(r))}</td>'
+                       f'<td>{_e(r["section"])}</td><td>{md_inline(r["quote"])}</td><td>{_e(r["detail"])}</td></tr>'
+                       for r in mine)
+        parts.append(f'<details{" open" if b == "not carried" else ""}><summary>{_e(b)} ({len(mine)})</summary>'
+                     f'<table><tr><th>result</th><th>section</th><th>quote</th><th>why</th></tr>{body}</table>'
+                     '</details>')
+    return "".join(parts)
+
+
 def _paper(p: dict, out_dir: Path, tier: str | None, own_summary: bool) -> str:
     """One paper's section: title, authors, reference, its summary (``own_summary``: when the
     report has several papers), statements, fuzz campaigns, errata, figures."""
     cards = _cards(p["summary"], "summary-" + p["id"], tier) if own_summary else ""
     return (f'<section class="paper" id="paper-{_e(p["id"])}"><h2>{_e(p["title"])} <code>{_e(p["id"])}</code></h2>'
             f'<p class="authors">{_e(", ".join(p["authors"]))}; {_e(p["reference"])}</p>{cards}'
-            f'<h3>Statements</h3>{md_block(STATEMENTS_NOTE)}{_statement_table(p["statements"], "statements-" + p["id"])}'
+            f'{_coverage(p["coverage"])}<h3>Statements</h3>{md_block(STATEMENTS_NOTE)}{_statement_table(p["statements"], "statements-" + p["id"])}'
             f'{_fuzz(p)}{_errata(p)}{_figures(p, out_dir)}</section>')
 
 

@@ -44,11 +44,12 @@ from typing import Iterable, Mapping
 KINDS = ("theorem", "lemma", "corollary", "proposition", "claim", "conjecture", "definition", "assumption",
          "condition", "remark", "example", "equation", "proof step", "figure", "table", "algorithm", "prose")
 #: the coverage of one result, in the order the summaries count them
-BUCKETS = ("holds", "finding", "fails", "in part", "not checked", "not carried")
+#: (``not run``: a static listing, ``maskverify papers``, where the default tier's witnesses would decide)
+BUCKETS = ("holds", "finding", "fails", "in part", "not checked", "not carried", "not run")
 #: how a summary line names each bucket
 BUCKET_PHRASES = {"holds": "carried by a holding or supported statement", "finding": "by a finding",
                   "fails": "by a failing statement", "in part": "in part", "not checked": "not checked",
-                  "not carried": "not carried"}
+                  "not carried": "not carried", "not run": "to be decided by the witnesses (maskverify check)"}
 #: the statuses of ``numerics.app.verdicts`` as the buckets read them
 _POSITIVE = ("holds", "supported")
 _FINDING = ("finding", "not supported")
@@ -195,13 +196,15 @@ class Covered:
         """Why the result sits in its bucket, in one line."""
         if self.bucket == "not carried":
             return self.result.reason
-        said = "; ".join(f"{sid}: {status}" + (f" ({why})" if why and status not in _POSITIVE else "")
+        said = "; ".join(f"{sid}: {status or 'not run'}"
+                         + (f" ({why})" if why and status is not None and status not in _POSITIVE else "")
                          for sid, status, why in self.statuses)
         return f"{said}; not carried: {self.result.partial}" if self.bucket == "in part" else said
 
 
-def bucket(result: Result, statuses: Iterable[str]) -> str:
-    """The coverage of ``result`` given the statuses of its statements (``BUCKETS``)."""
+def bucket(result: Result, statuses: Iterable[str | None]) -> str:
+    """The coverage of ``result`` given the statuses of its statements (``BUCKETS``); a status of
+    None is one the witnesses have not decided (a static listing)."""
     statuses = list(statuses)
     if not result.statements:
         return "not carried"
@@ -213,12 +216,15 @@ def bucket(result: Result, statuses: Iterable[str]) -> str:
         return "finding"
     if statuses and all(s in _POSITIVE for s in statuses):
         return "holds"
+    if any(s is None for s in statuses) and all(s is None or s in _POSITIVE for s in statuses):
+        return "not run"
     return "not checked"
 
 
-def coverage(index: Index, verdicts: Mapping[str, tuple[str, str]]) -> list[Covered]:
+def coverage(index: Index, verdicts: Mapping[str, tuple[str | None, str]]) -> list[Covered]:
     """Every result of ``index`` with its bucket; ``verdicts`` maps a short statement id to its
-    ``(status, reason)``.  A statement without a verdict counts as not checked."""
+    ``(status, reason)`` (status None: not decided without running the witnesses).  A statement
+    without a verdict counts as not checked."""
     out = []
     for r in index.results:
         statuses = tuple((s, *verdicts.get(s, ("not checked", "no verdict in this run"))) for s in r.statements)
@@ -234,7 +240,8 @@ def counts(covered: Iterable[Covered]) -> dict[str, int]:
 
 def line(c: Mapping[str, int]) -> str:
     """``173 results in the paper: 120 carried by a holding or supported statement, 10 by a finding, ...``"""
-    return f"{c['results']} results in the paper: " + ", ".join(f"{c[b]} {BUCKET_PHRASES[b]}" for b in BUCKETS)
+    return (f"{c['results']} result{'s' * (c['results'] != 1)} in the paper: "
+            + ", ".join(f"{c[b]} {BUCKET_PHRASES[b]}" for b in BUCKETS if b != "not run" or c[b]))
 
 
 def markdown_path(index: Index) -> Path:
