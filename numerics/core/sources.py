@@ -81,6 +81,14 @@ class Result:
         """The label with its printed name: ``Theorem 5.2 (weight movement)``."""
         return f"{self.label} ({self.name})" if self.name else self.label
 
+    def expression(self):
+        """``tex`` as SymPy reads it (``numerics.core.source_expr.parse``: alignment marks and
+        layout commands removed, then ``sympy.parsing.latex.parse_latex``), or None where there is
+        no ``tex`` or the parser cannot read it; a witness compares it with the pack's own formula."""
+        from .source_expr import parse
+
+        return parse(self.tex)
+
 
 @dataclass(frozen=True)
 class Index:

@@ -168,6 +168,11 @@ class Statement:
     checked_in: str = ""
     #: why no evidential witness exists at all (the verdict "not checked" gives this reason)
     not_checked: str = ""
+    #: the statement as the paper prints it, in the paper's own LaTeX (the display or environment
+    #: body that ``maskverify new --from`` read), beside the typed equations; empty when not known.
+    #: Shown, never computed with: a witness may parse it (``sympy.parsing.latex.parse_latex``) to
+    #: compare the paper's formula with the pack's hand-written one
+    printed: str = ""
 
     def equation(self, label: str) -> Equation:
         for eq in self.equations:
