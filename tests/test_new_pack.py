@@ -30,12 +30,13 @@ IN_REPO = {"theory/newprobe/__init__.py", "theory/newprobe/paper.py", "numerics/
            "numerics/newprobe/pack.py", "verify/newprobe/__init__.py", "verify/newprobe/test_latex.py",
            "verify/newprobe/test_s1_mean_symbolic.py", "verify/newprobe/test_s1_mean_reference.py",
            "notes/newprobe/errata.toml", "notes/newprobe/errata.md", "notes/newprobe/latex/lemma_mean.tex",
-           "notes/newprobe/latex/formulas.tex"}
+           "notes/newprobe/latex/formulas.tex", "notes/newprobe/sources.toml", "notes/newprobe/sources.md"}
 PKG = "maskverify_newprobedist"
 DIST = {"pyproject.toml", f"{PKG}/__init__.py", f"{PKG}/paper.py", f"{PKG}/pack.py", f"{PKG}/verify/__init__.py",
         f"{PKG}/verify/test_latex.py", f"{PKG}/verify/test_s1_mean_symbolic.py",
         f"{PKG}/verify/test_s1_mean_reference.py", f"{PKG}/notes/errata.toml", f"{PKG}/notes/errata.md",
-        f"{PKG}/notes/latex/lemma_mean.tex", f"{PKG}/notes/latex/formulas.tex"}
+        f"{PKG}/notes/latex/lemma_mean.tex", f"{PKG}/notes/latex/formulas.tex", f"{PKG}/notes/sources.toml",
+        f"{PKG}/notes/sources.md"}
 
 
 @pytest.fixture(scope="module")

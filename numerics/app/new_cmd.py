@@ -7,6 +7,15 @@ repository's ``pyproject.toml``; with ``--dist DIR`` it writes a distribution of
 ``DIR`` (``pyproject.toml`` and the package ``maskverify_ID``) and touches nothing else.
 Either way the entry point is seen only once the distribution is (re)installed: ``pip install
 -e .`` in the folder of that ``pyproject.toml``.
+
+``--from SOURCE`` (a LaTeX file, an arXiv source folder or tarball, or a text extraction; given
+twice for a paper split over two files) drafts the pack from the paper
+(``numerics.core.source_draft``): its source index, one ``[[result]]`` per theorem-like result,
+numbered display, figure and table, each citing a placeholder statement that is ``not checked``
+("no witness yet") and carries the paper's text, so that ``maskverify check`` lists the whole paper
+at once.  Without it the skeleton has one example statement (which holds) and an index of it.
+A source that cannot be read, or in which nothing is found, is a one-line error (exit 2) and
+nothing is written.
 """
 from __future__ import annotations
 
@@ -42,6 +51,10 @@ def add_subcommand(sub) -> None:
     p.add_argument("--authors", required=True, help="the authors, comma-separated")
     p.add_argument("--reference", required=True, help="where the paper is (arXiv id, venue, DOI)")
     p.add_argument("--dist", metavar="DIR", type=output("dir"), help="write a distribution of its own in DIR (new or empty) instead")
+    p.add_argument("--from", dest="sources", metavar="SOURCE", action="append",
+                   help="draft the pack from the paper: a LaTeX file (with \\documentclass), an arXiv source folder or "
+                        "tarball, or a .txt/.md extraction (given twice: one paper in two files); its source index and "
+                        "one placeholder statement per result, not checked: no witness yet")
     p.set_defaults(func=run)
 
 
@@ -121,17 +134,32 @@ def _write(root: Path, files: dict[str, str]) -> list[Path]:
     return out
 
 
+def _plural(kind: str) -> str:
+    """``corollary`` -> ``corollaries``, ``theorem`` -> ``theorems``, ``prose`` -> ``prose``."""
+    return kind if kind == "prose" else kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
 def run(args) -> int:
     """Write the skeleton, its notes and its entry point; print what was written and the command
     that makes the pack visible.  Bad input or an existing file is a ``UsageError``."""
     from numerics.core import notes
     from numerics.core.cliargs import UsageError
+    from theory.core.io import atomic_write
 
     from . import skeleton
+
+    from numerics.core import source_draft, sources
 
     _validate_id(args.id)
     title, reference = _one_line("title", args.title), _one_line("reference", args.reference)
     authors = tuple(a.strip() for a in _one_line("authors", args.authors).split(",") if a.strip())
+    draft, source_text = None, ""
+    if getattr(args, "sources", None):
+        source_text = " ".join(args.sources)
+        try:
+            draft = source_draft.draft_many(args.sources)
+        except source_draft.DraftError as exc:
+            raise UsageError(f"--from {exc}") from None
     if args.dist:
         root = Path(args.dist).resolve()
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
@@ -141,7 +169,7 @@ def run(args) -> int:
         root = repository_root()
         layout = skeleton.Layout.in_repository(args.id)
     root.mkdir(parents=True, exist_ok=True)
-    written = _write(root, skeleton.files(layout, title, authors, reference))
+    written = _write(root, skeleton.files(layout, title, authors, reference, draft=draft, source_text=source_text))
     if not args.dist:
         add_entry_point(root / "pyproject.toml", args.id, layout.entry_point)
     if args.dist:
@@ -149,11 +177,21 @@ def run(args) -> int:
     importlib.invalidate_caches()
     pack = importlib.import_module(layout.pack_module).PACK
     written += [s.path for s in notes.write(pack)]
+    if pack.index is not None:
+        written.append(atomic_write(sources.markdown_path(pack.index), sources.render_markdown(pack.index, pack.title)))
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     if not args.dist:
         print(f"added {args.id} = \"{layout.entry_point}\" to {root / 'pyproject.toml'}")
     cd = "" if root == Path.cwd().resolve() else f"cd {root} && "
+    if draft is not None:
+        counts = ", ".join(f"{n} {_plural(kind) if n > 1 else kind}" for kind, n in draft.counts().items())
+        print(f"\ndrafted {len(draft.results)} results from {draft.source} ({draft.format}): {counts}")
+        print(f"next: make the pack visible ({cd}pip install -e .), then `maskverify check --paper {args.id}` lists "
+              f"all {len(draft.results)} as not checked (no witness yet); complete {layout.notes_dir}/sources.toml by "
+              f"reading the paper, then replace the placeholders in {layout.path_of(layout.theory_module)} one by one, "
+              "each with its witnesses (docs/adding-a-paper.md)")
+        return 0
     print(f"\nMake the pack visible to maskverify (it reads entry points from the installed metadata):\n"
           f"  {cd}pip install -e .\n"
           f"then: pytest {layout.verify_dir} && maskverify check --paper {args.id} && maskverify notes --check "

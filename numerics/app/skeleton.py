@@ -14,12 +14,19 @@ docstring says what it is for; ``docs/adding-a-paper.md`` explains every one.
 - a distribution of its own (``Layout.distribution``): ``pyproject.toml`` and one package
   ``maskverify_<id>/`` holding ``paper.py``, ``pack.py``, ``verify/`` and ``notes/``.
 
-The generated notes (``errata.md``, rendered from the empty ``errata.toml``, and the LaTeX under
-``notes/.../latex/``) are not templates: ``maskverify new`` writes them afterwards with
+Every pack has a source index (``sources.toml`` beside ``errata.toml``; ``numerics.core.sources``):
+the skeleton's indexes its example statement.  With a draft of the paper (``maskverify new --from
+SOURCE``, ``numerics.core.source_draft``) the theory module holds instead one placeholder statement
+per drafted result (``not checked``: "no witness yet", the paper's text in ``notes``, its LaTeX in
+``printed``), the index cites them, and there is no example statement nor its two witnesses.
+
+The generated notes (``errata.md``, rendered from the empty ``errata.toml``, ``sources.md`` from the
+index, and the LaTeX under ``notes/.../latex/``) are not templates: ``maskverify new`` writes them afterwards with
 ``numerics.core.notes.write`` from the imported pack, as ``maskverify notes`` would.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -103,8 +110,8 @@ PAPER = Paper(
 
 PACK_IN_REPOSITORY = '''\
 """The __ID__ pack's record (``PACK``, registered under ``maskverify.papers`` as ``__ID__`` in
-pyproject.toml): the paper (``theory/__ID__/``), its witnesses (``verify/__ID__/``) and its errata
-data (``notes/__ID__/errata.toml``).  Campaigns, figures, experiments and subcommands are added
+pyproject.toml): the paper (``theory/__ID__/``), its witnesses (``verify/__ID__/``), its errata
+data (``notes/__ID__/errata.toml``) and its source index (``notes/__ID__/sources.toml``).  Campaigns, figures, experiments and subcommands are added
 here as the pack grows (``numerics.core.pack.PaperPack``)."""
 from __future__ import annotations
 
@@ -115,13 +122,14 @@ from __THEORY__ import PAPER
 
 ROOT = Path(__file__).resolve().parents[2]
 
-PACK = PaperPack(paper=PAPER, verify_dir=ROOT / "verify" / "__ID__", errata=ROOT / "notes" / "__ID__" / "errata.toml")
+PACK = PaperPack(paper=PAPER, verify_dir=ROOT / "verify" / "__ID__", errata=ROOT / "notes" / "__ID__" / "errata.toml",
+                 sources=ROOT / "notes" / "__ID__" / "sources.toml")
 '''
 
 PACK_DISTRIBUTION = '''\
 """The __ID__ pack's record (``PACK``, registered under ``maskverify.papers`` as ``__ID__`` in
-this distribution's pyproject.toml): the paper (``paper.py``), its witnesses (``verify/``) and
-its errata data (``notes/errata.toml``).  Campaigns, figures, experiments and subcommands are
+this distribution's pyproject.toml): the paper (``paper.py``), its witnesses (``verify/``), its
+errata data (``notes/errata.toml``) and its source index (``notes/sources.toml``).  Campaigns, figures, experiments and subcommands are
 added here as the pack grows (``numerics.core.pack.PaperPack``)."""
 from __future__ import annotations
 
@@ -132,7 +140,8 @@ from __THEORY__ import PAPER
 
 HERE = Path(__file__).resolve().parent
 
-PACK = PaperPack(paper=PAPER, verify_dir=HERE / "verify", errata=HERE / "notes" / "errata.toml")
+PACK = PaperPack(paper=PAPER, verify_dir=HERE / "verify", errata=HERE / "notes" / "errata.toml",
+                 sources=HERE / "notes" / "sources.toml")
 '''
 
 SYMBOLIC = '''\
@@ -253,18 +262,147 @@ def _fill(template: str, layout: Layout, title: str, authors: tuple[str, ...], r
     return re.sub("|".join(map(re.escape, values)), lambda m: values[m.group(0)], template)
 
 
-def files(layout: Layout, title: str, authors: tuple[str, ...], reference: str) -> dict[str, str]:
-    """Every file of the skeleton, ``{path relative to the root written: text}``."""
+SOURCES = '''\
+# The source index of the __ID__ pack: every result the paper states, one [[result]] each, with the
+# statements that carry it or the reason none does (numerics.core.sources describes the keys; the
+# check table counts them: "N results in the paper: ...").  `maskverify new __ID__ --from paper.tex`
+# drafts it from the paper; this one indexes the placeholder statement of the skeleton.  After
+# editing, run `python -m numerics.core.sources` to render sources.md.
+[paper]
+source = "the skeleton of maskverify new (no paper read yet)"
+
+[[result]]
+label = "Lemma 1"
+kind = "lemma"
+section = "1"
+quote = "the mean of a normal variable is its mean"
+statements = ["lemma.mean"]
+'''
+
+DRAFTED_PAPER = '''\
+"""The theory half of the __ID__ pack: __TITLE__ (__AUTHORS_TEXT__; __REFERENCE__).
+
+Drafted by ``maskverify new __ID__ --from __SOURCE_TEXT__``: one placeholder ``Statement`` per
+result of the pack's source index (``__SOURCES_PATH__``), in the paper's order, each ``not checked``
+with the reason "no witness yet", carrying the paper's text (``notes``) and, from a LaTeX source,
+its LaTeX (``printed``).  Replace each placeholder by the statement itself (its parameters, its
+equations, its ``Kind``: the placeholder's is only a guess), keeping its id and ``ref``, and write
+its witnesses (docs/adding-a-paper.md); the check table's coverage line counts what is left.
+"""
+from __future__ import annotations
+
+from theory.core.pack import LatexMeta, Paper
+from theory.core.statement import Kind, Statement
+
+#: the reason every placeholder gives until a witness judges it
+NO_WITNESS = "no witness yet"
+
+
+def placeholder(sid: str, ref: str, kind: Kind, text: str, printed: str = "") -> Statement:
+    """A result of the paper that no statement states yet: no equations, ``not checked``."""
+    return Statement(id=sid, ref=ref, title="placeholder drafted from the source: not stated yet", kind=kind,
+                     params=(), equations=(), notes=text, printed=printed, not_checked=NO_WITNESS)
+
+
+STATEMENTS = (
+__STATEMENTS__
+)
+
+PAPER = Paper(
+    id="__ID__", title=__TITLE_REPR__, authors=__AUTHORS_REPR__, reference=__REFERENCE_REPR__,
+    statements=STATEMENTS,
+    latex=LatexMeta(sections=(
+__SECTIONS__
+    )),
+)
+'''
+
+#: the ``Kind`` a placeholder of each index kind gets until its statement is written (a guess)
+PLACEHOLDER_KIND = {"definition": "DEFINITION", "assumption": "DEFINITION", "condition": "DEFINITION",
+                    "figure": "EMPIRICAL", "table": "EMPIRICAL"}
+_TRIPLE = "'" * 3
+#: control characters TOML strings may not hold (tab and newline are kept)
+_CONTROL = dict.fromkeys(c for c in range(32) if c not in (9, 10))
+
+
+def python_text(text: str) -> str:
+    """``text`` as a Python literal: a raw triple-quoted string where it can be one (the paper's
+    LaTeX reads as written), ``repr`` otherwise."""
+    if _TRIPLE not in text and not text.endswith(("\\", "'")) and "\r" not in text:
+        return "r" + _TRIPLE + text + _TRIPLE
+    return repr(text)
+
+
+def toml_text(text: str) -> str:
+    """``text`` as a TOML string: a literal string (triple-quoted for several lines) where it can
+    be one, so that TeX's backslashes stay as written; a basic string with escapes otherwise."""
+    text = text.translate(_CONTROL)
+    if "\n" not in text and "'" not in text:
+        return "'" + text + "'"
+    if _TRIPLE not in text and not text.endswith("'") and not text.startswith("\n"):
+        return _TRIPLE + text + _TRIPLE
+    return json.dumps(text, ensure_ascii=False)
+
+
+def drafted_sources(draft, ids: list[str], source_text: str) -> str:
+    """The pack's ``sources.toml`` drafted from ``draft`` (``numerics.core.source_draft.Draft``):
+    one ``[[result]]`` per result, citing its placeholder statement (``ids``, in order)."""
+    counts = ", ".join(f"{n} {kind}" for kind, n in draft.counts().items())
+    lines = [f"# The source index of the __ID__ pack, drafted by `maskverify new __ID__ --from {source_text}`",
+             f"# ({len(draft.results)} results: {counts}).  Each result cites its placeholder statement",
+             "# (not checked: no witness yet).  Complete it by reading the paper: add what the draft missed (proof",
+             "# steps, claims in prose, unnumbered results), give a reason where no statement will carry a result,",
+             "# and replace the placeholders by statements (numerics.core.sources describes the keys).",
+             "[paper]", f"source = {toml_text(draft.source)}", ""]
+    for r, sid in zip(draft.results, ids):
+        lines += ["[[result]]", f"label = {toml_text(r.label)}"]
+        if r.name:
+            lines.append(f"name = {toml_text(r.name)}")
+        lines += [f"kind = {toml_text(r.kind)}", f"section = {toml_text(r.section)}",
+                  f"quote = {toml_text(r.quote or r.label)}", f"statements = [{toml_text(sid)}]"]
+        if r.tex:
+            lines.append(f"tex = {toml_text(r.tex)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _section_title(section: str) -> str:
+    return f"Section {section}" if section[:1].isdigit() or len(section) <= 3 else section[:1].upper() + section[1:]
+
+
+def drafted_paper(draft, ids: list[str]) -> str:
+    """The theory module of a drafted pack (:data:`DRAFTED_PAPER`): one placeholder per result,
+    the LaTeX layout grouped by the sections the results stand in."""
+    statements, sections = [], {}
+    for r, sid in zip(draft.results, ids):
+        kind = PLACEHOLDER_KIND.get(r.kind, "IDENTITY")
+        printed = f", printed={python_text(r.tex)}" if r.tex and draft.format == "latex" else ""
+        text = f"({r.name}) {r.text or r.quote}" if r.name else r.text or r.quote
+        statements.append(f"    placeholder({sid!r}, {r.label!r}, Kind.{kind}, {python_text(text)}{printed}),")
+        sections.setdefault(r.section, []).append(sid)
+    layout = [f"        ({_section_title(section)!r}, {tuple(sids)!r})," for section, sids in sections.items()]
+    return DRAFTED_PAPER.replace("__SECTIONS__", "\n".join(layout)), "\n".join(statements)
+
+
+def files(layout: Layout, title: str, authors: tuple[str, ...], reference: str, draft=None,
+          source_text: str = "") -> dict[str, str]:
+    """Every file of the skeleton, ``{path relative to the root written: text}``.  With ``draft``
+    (a ``numerics.core.source_draft.Draft`` of the paper; ``source_text`` names it) the theory
+    module holds one placeholder per drafted result and the source index cites them, in place of
+    the example statement and its two witnesses."""
     pid = layout.id
+    sources_path = f"{layout.notes_dir}/sources.toml"
     out = {
-        layout.path_of(layout.theory_module): PAPER,
         layout.path_of(layout.pack_module): PACK_IN_REPOSITORY if layout.in_repo else PACK_DISTRIBUTION,
         f"{layout.verify_dir}/__init__.py": "",
         f"{layout.verify_dir}/test_latex.py": LATEX,
-        f"{layout.verify_dir}/test_s1_mean_symbolic.py": SYMBOLIC,
-        f"{layout.verify_dir}/test_s1_mean_reference.py": REFERENCE,
         f"{layout.notes_dir}/errata.toml": ERRATA,
     }
+    if draft is None:
+        out[layout.path_of(layout.theory_module)] = PAPER
+        out[f"{layout.verify_dir}/test_s1_mean_symbolic.py"] = SYMBOLIC
+        out[f"{layout.verify_dir}/test_s1_mean_reference.py"] = REFERENCE
+        out[sources_path] = SOURCES
     if layout.in_repo:
         out[f"theory/{pid}/__init__.py"] = DOCSTRING.format(
             what=f"The theory half of the {pid} pack: its statements and the Paper record (paper.py).")
@@ -276,4 +414,18 @@ def files(layout: Layout, title: str, authors: tuple[str, ...], reference: str) 
             what=f"The maskverify pack {pid}: the paper (paper.py), its record PACK (pack.py), witnesses (verify/) "
                  "and notes (notes/).")
         out["pyproject.toml"] = PYPROJECT
-    return {path: _fill(text, layout, title, authors, reference) for path, text in out.items()}
+    written = {path: _fill(text, layout, title, authors, reference) for path, text in out.items()}
+    if draft is not None:
+        # the paper's own text is inserted after the pack's names are filled in, so that nothing
+        # in it is taken for a placeholder of the template
+        from numerics.core.source_draft import unique_ids
+
+        ids = unique_ids(draft.results)
+        module, statements = drafted_paper(draft, ids)
+        module = module.replace("__SOURCE_TEXT__", source_text).replace("__SOURCES_PATH__", sources_path)
+        written[layout.path_of(layout.theory_module)] = _fill(module, layout, title, authors, reference).replace(
+            "__STATEMENTS__", statements)
+        index = drafted_sources(draft, ids, "\0")
+        head, sep, rest = index.partition("[paper]")
+        written[sources_path] = _fill(head, layout, title, authors, reference).replace("\0", source_text) + sep + rest
+    return dict(sorted(written.items()))

@@ -116,10 +116,11 @@ def statement_id(result: Drafted) -> str:
     ``fig.3``; an unnumbered one gets a slug of its label."""
     prefix = ID_PREFIX.get(result.kind, "res")
     label = result.label
-    m = re.search(r"\(([^()]*)\)$", label) if result.kind == "equation" else re.search(r"\s(\S+)$", label)
-    number = m.group(1) if m else label
+    words = label.split()
+    m = re.search(r"\(([^()]*)\)$", label) if result.kind == "equation" else None
+    number = m.group(1) if m else words[1] if len(words) == 2 else label  # "Word NUMBER", or a descriptive label
     slug = re.sub(r"[^A-Za-z0-9.]+", "-", number).strip("-.") or "x"
-    if not re.match(r"^[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$", slug) or not re.search(r"\d", slug):
+    if not re.match(r"^[A-Za-z0-9]+(\.[A-Za-z0-9]+)*$", slug) or not (m or re.search(r"\d", slug)):
         slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
     return f"{prefix}.{slug}"
 

@@ -323,8 +323,9 @@ class _Reader:
         else:
             number = ""
             label = f"{title} ({name})" if name else f"{title} in Section {self.section()}"
-        entry = self.add(_Entry(label, kind_of(title), self.section(), nodes=list(n.nodelist),
-                                tex="".join(x.latex_verbatim() for x in n.nodelist).strip(), name=name))
+        tex = "".join(x.latex_verbatim() for x in n.nodelist
+                      if not (_is(x, latexwalker.LatexMacroNode) and x.macroname == "label")).strip()
+        entry = self.add(_Entry(label, kind_of(title), self.section(), nodes=list(n.nodelist), tex=tex, name=name))
         saved = self.target
         self.target = (number, label, entry)
         self.walk(n.nodelist)
