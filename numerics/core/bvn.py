@@ -238,14 +238,20 @@ def _compiled_module():
 _BC = None
 
 
+def _compiled_rules() -> tuple:
+    """The (nodes, weights) numpy arrays the compiled twin takes, from this module's node counts:
+    the 16-, 24-node theta rules, the 32-, 48-node s rules, the rule from -1, the short-interval
+    rule (``bvn_compiled.fast_paths``; also ``numerics.masking.pair_kernel``)."""
+    return tuple(tuple(t.numpy() for t in nm.gauss_legendre(n, "cpu"))
+                 for n in (_FP_N_SMALL, _FP_N, _FP_N_S[0], _FP_N_S[1], _FP_JN, nm._GL_SHORT))
+
+
 def _compiled_fast_paths(a1, a2, rho, interior, res, relative):
     """:func:`_fast_paths` by ``numerics.core.bvn_compiled`` (CPU tensors), with this module's
     thresholds and rules passed in as data."""
     bc = _compiled_module()
-    rules = tuple(tuple(t.numpy() for t in nm.gauss_legendre(n, "cpu"))
-                  for n in (_FP_N_SMALL, _FP_N, _FP_N_S[0], _FP_N_S[1], _FP_JN, nm._GL_SHORT))
     P, done = bc.fast_paths(a1.numpy(), a2.numpy(), rho.numpy(), interior.numpy(), relative,
-                            bc.parameters(sys.modules[__name__]), rules, torch.get_num_threads())
+                            bc.parameters(sys.modules[__name__]), _compiled_rules(), torch.get_num_threads())
     res["P"].copy_(torch.from_numpy(P))
     done = torch.from_numpy(done)
     return done if bool(done.any()) else None

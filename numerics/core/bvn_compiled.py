@@ -250,10 +250,98 @@ def _rule_m1(h, k, H, K, rho, x, w, xs, ws, jl, clamp, buf):
     return _interval_prob(-k, h, xs, ws, clamp, buf) + J
 
 
+@numba.njit(cache=_CACHE, error_model="numpy")
+def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws,
+             buf):
+    """(Phi2, True) for one interior row (finite h, k, |rho| < 1) that a fast path of ``bvn_cdf``
+    takes, (0, False) for a row left to the general path: the routing of ``bvn._fast_p_route`` and
+    the values of ``bvn._fast_paths``, row by row.  ``ph``, ``pk``: Phi(h), Phi(k) if the caller has
+    them (the exact network pass has them per neuron), NaN to compute them here when needed.
+    ``buf``: room for the largest rule's node terms.  Also called from cached code of other
+    modules (``numerics.masking.pair_kernel``), which record this file's digest."""
+    clamp, negl = prm[_CLAMP], prm[_NEGL]
+    # ---- routing: bvn._fast_p_route, row by row
+    ah, ak = abs(hi), abs(ki)
+    sw = ah >= ak
+    m, mn = max(ah, ak), min(ah, ak)
+    H = hi if sw else ki
+    K = ki if sw else hi
+    d = ri * H - K
+    dlow = max(abs(d) - 4.5e-16 * m, 0.0)
+    amb = dlow == 0.0
+    den = (1.0 - ri) * (1.0 + ri)
+    fr = dlow * dlow / (2.0 * den) * (1.0 - 1e-14)
+    f0 = 0.5 * mn * mn
+    dH = d * H
+    lo0 = 0.0 if (amb or (hi * ki * ri >= 0.0 and dH * ri >= 0.0)) else min(f0, fr)
+    rng = max(f0, d * d / (2.0 * den)) - lo0
+    arho = abs(ri)
+    quad = arho <= prm[_RHO_S2] and ((m <= prm[_HMAX] and rng <= prm[_DF])
+                                     or (m <= prm[_HMAX2] and rng <= prm[_DF2]))
+    beyond = amb or dH * ri <= 0.0
+    jm1 = ri < 0.0 and not beyond and fr >= prm[_JF] and m <= prm[_JHMAX]
+    n0 = n1 = nm1 = False
+    lb1 = math.inf
+    if not quad:
+        e0 = 0.5 * m * m
+        lh, lk = _log_cdf_lower(hi), _log_cdf_lower(ki)
+        n0 = math.log(math.asin(arho) * _INV_2PI) - e0 - lo0 <= lh + lk - negl
+        lb1 = math.log(math.acos(arho) * _INV_2PI) - e0 - (0.0 if beyond else fr)
+        jm1 = jm1 and not n0
+        n1 = not n0 and ri > 0.0 and lb1 <= min(lh, lk) - negl
+        nm1 = not n0 and ri < 0.0 and hi > -ki and lb1 <= max(lh, lk) - negl
+    quad = quad and not jm1
+    # ---- values: bvn._fast_paths, row by row
+    if quad or n0 or n1:
+        if ph != ph or pk != pk:
+            ph, pk = _cdf(hi, clamp), _cdf(ki, clamp)
+        base = ph * pk
+        if quad:
+            if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
+                v = base + _rule(H, K, ri, x16, w16, False, clamp, buf)
+            elif arho <= prm[_RHO]:
+                v = base + _rule(H, K, ri, x24, w24, False, clamp, buf)
+            elif arho <= prm[_RHO_S1]:
+                v = base + _rule(H, K, ri, x32, w32, True, clamp, buf)
+            else:
+                v = base + _rule(H, K, ri, x48, w48, True, clamp, buf)
+            if relative:
+                if base > prm[_CANCEL] * v:
+                    return 0.0, False  # the subtraction would cancel: general path
+            else:
+                v = max(v, 0.0)
+            return v, True
+        return (min(ph, pk) if n1 else base), True
+    if nm1:
+        v = _interval_prob(-ki, hi, xs, ws, clamp, buf)
+        if lb1 <= math.log(v) - negl:
+            return v, True
+    if jm1:
+        return _rule_m1(hi, ki, H, K, ri, xj, wj, xs, ws, prm[_JL], clamp, buf), True
+    return 0.0, False
+
+
+@numba.njit(cache=_CACHE, error_model="numpy")
+def phi2_within_atol(hi, ki, ph, pk, atol, screen, clamp):
+    """``bvn._within_atol`` for one row no fast path takes: (value, True) where a one-dimensional
+    tail pins Phi2 to within ``atol`` -- Phi(min(h, k)) <= atol gives Phi(h)Phi(k),
+    Phic(max(h, k)) <= atol gives Phi(min(h, k)) -- else (0, False); only rows with
+    min(h, k) < -screen or max(h, k) > screen are tested.  ``ph``, ``pk``: Phi(h), Phi(k)."""
+    lo, up = min(hi, ki), max(hi, ki)
+    if not (lo < -screen or up > screen):
+        return 0.0, False
+    p_lo = ph if hi <= ki else pk
+    p_hi = pk if hi <= ki else ph
+    if p_lo <= atol:
+        return p_lo * p_hi, True
+    if _cdf(-up, clamp) <= atol:
+        return p_lo, True
+    return 0.0, False
+
+
 @numba.njit(cache=_CACHE, nogil=True, error_model="numpy")
 def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48,
                 xj, wj, xs, ws, out, done):
-    clamp, negl = prm[_CLAMP], prm[_NEGL]
     buf = np.empty(max(x16.shape[0], x24.shape[0], x32.shape[0], x48.shape[0], xj.shape[0],
                        xs.shape[0]))  # one rule's node terms
     for i in range(h.shape[0]):
@@ -261,70 +349,10 @@ def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32
         out[i] = 0.0
         if not interior[i]:
             continue
-        hi, ki, ri = h[i], k[i], rho[i]
-        # ---- routing: bvn._fast_p_route, row by row
-        ah, ak = abs(hi), abs(ki)
-        sw = ah >= ak
-        m, mn = max(ah, ak), min(ah, ak)
-        H = hi if sw else ki
-        K = ki if sw else hi
-        d = ri * H - K
-        dlow = max(abs(d) - 4.5e-16 * m, 0.0)
-        amb = dlow == 0.0
-        den = (1.0 - ri) * (1.0 + ri)
-        fr = dlow * dlow / (2.0 * den) * (1.0 - 1e-14)
-        f0 = 0.5 * mn * mn
-        dH = d * H
-        lo0 = 0.0 if (amb or (hi * ki * ri >= 0.0 and dH * ri >= 0.0)) else min(f0, fr)
-        rng = max(f0, d * d / (2.0 * den)) - lo0
-        arho = abs(ri)
-        quad = arho <= prm[_RHO_S2] and ((m <= prm[_HMAX] and rng <= prm[_DF])
-                                         or (m <= prm[_HMAX2] and rng <= prm[_DF2]))
-        beyond = amb or dH * ri <= 0.0
-        jm1 = ri < 0.0 and not beyond and fr >= prm[_JF] and m <= prm[_JHMAX]
-        n0 = n1 = nm1 = False
-        lb1 = math.inf
-        if not quad:
-            e0 = 0.5 * m * m
-            lh, lk = _log_cdf_lower(hi), _log_cdf_lower(ki)
-            n0 = math.log(math.asin(arho) * _INV_2PI) - e0 - lo0 <= lh + lk - negl
-            lb1 = math.log(math.acos(arho) * _INV_2PI) - e0 - (0.0 if beyond else fr)
-            jm1 = jm1 and not n0
-            n1 = not n0 and ri > 0.0 and lb1 <= min(lh, lk) - negl
-            nm1 = not n0 and ri < 0.0 and hi > -ki and lb1 <= max(lh, lk) - negl
-        quad = quad and not jm1
-        # ---- values: bvn._fast_paths, row by row
-        if quad or n0 or n1:
-            ph, pk = _cdf(hi, clamp), _cdf(ki, clamp)
-            base = ph * pk
-            if quad:
-                if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
-                    v = base + _rule(H, K, ri, x16, w16, False, clamp, buf)
-                elif arho <= prm[_RHO]:
-                    v = base + _rule(H, K, ri, x24, w24, False, clamp, buf)
-                elif arho <= prm[_RHO_S1]:
-                    v = base + _rule(H, K, ri, x32, w32, True, clamp, buf)
-                else:
-                    v = base + _rule(H, K, ri, x48, w48, True, clamp, buf)
-                if relative:
-                    if base > prm[_CANCEL] * v:
-                        continue  # the subtraction would cancel: general path
-                else:
-                    v = max(v, 0.0)
-                out[i] = v
-            else:
-                out[i] = min(ph, pk) if n1 else base
-            done[i] = True
-            continue
-        if nm1:
-            v = _interval_prob(-ki, hi, xs, ws, clamp, buf)
-            if lb1 <= math.log(v) - negl:
-                out[i] = v
-                done[i] = True
-                continue
-        if jm1:
-            out[i] = _rule_m1(hi, ki, H, K, ri, xj, wj, xs, ws, prm[_JL], clamp, buf)
-            done[i] = True
+        v, ok = phi2_row(h[i], k[i], rho[i], math.nan, math.nan, relative, prm, x16, w16, x24, w24,
+                         x32, w32, x48, w48, xj, wj, xs, ws, buf)
+        out[i] = v
+        done[i] = ok
 
 
 def fast_paths(h: np.ndarray, k: np.ndarray, rho: np.ndarray, interior: np.ndarray, relative: bool,

@@ -80,6 +80,10 @@ _P_ATOL = 2.0**-60
 SCALE_MAX = 1e150
 #: default number of pair values evaluated at once (memory ~ 40 * 8 bytes each)
 PAIR_BUDGET = 2_000_000
+#: CPU float64 passes take the compiled pair kernel (``numerics.masking.pair_kernel``: each pair once,
+#: in registers, on ``threads`` threads); False (or a CUDA tensor, or no numba) takes the tensor
+#: formulation below, the reference both are held to
+_PAIR_KERNEL = True
 
 
 def _validate(W, a=None, X=None, y=None, kappa=None):
@@ -358,8 +362,28 @@ def _chunks(n, m, pair_budget):
     return [(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def _moments(W, a, X, y, kappa, *, want_grad, pair_budget):
-    """E f_i and E f_i^2 (shape (n,)) and, if ``want_grad``, E_C[grad_W L_C] (module doc).
+def _kernel_module():
+    """``numerics.masking.pair_kernel``, or None where numba is not installed."""
+    try:
+        from . import pair_kernel
+    except ImportError as err:
+        if "numba" not in str(err) and "llvmlite" not in str(err):
+            raise
+        return None
+    return pair_kernel
+
+
+def _kernel_serves(W) -> bool:
+    """Whether the pair kernel takes this pass: ``_PAIR_KERNEL``, a CPU tensor, and ``bvn_cdf``'s
+    compiled formulation in force (``bvn._COMPILED`` and not ``bvn._MASKED``: forcing the tensor or
+    masked formulation of the fast paths forces the tensor formulation of the pass too)."""
+    return _PAIR_KERNEL and W.device.type == "cpu" and bool(bvn._COMPILED) and not bvn._masked(W)
+
+
+def _moments(W, a, X, y, kappa, *, want_grad, pair_budget, threads=None):
+    """E f_i and E f_i^2 (shape (n,)) and, if ``want_grad``, E_C[grad_W L_C] (module doc):
+    by the compiled pair kernel on the CPU (``_PAIR_KERNEL``; ``threads`` sweep threads, the result
+    the same for every count), else by the tensor formulation below in chunks of ``pair_budget``.
 
     Per sample i and neuron r the gradient's bracket is
     (alpha_ir - y_i Phi(a_ir)) 1 + kappa (beta_ir - y_i varphi(a_ir)) u_hat_ir + kappa^2 x_i . PW_ir
@@ -367,6 +391,10 @@ def _moments(W, a, X, y, kappa, *, want_grad, pair_budget):
     PW_ir = m^{-1/2} sum_r' a_r' P_irr' w_r'; the diagonal r' = r has F = sigma_tilde,
     H = 0, P = Phi(a_ir).  x_i . u_hat_ir = w_r . x_i^2 / ||u_ir||.
     """
+    if _kernel_serves(W) and (pk := _kernel_module()) is not None:
+        Ef, Ef2, grad = pk.moments(_neurons(W, X, kappa), W, a, X, y, float(kappa), want_grad=want_grad,
+                                   threads=threads, p_atol=_P_ATOL, rho_refine=_RHO_REFINE)
+        return torch.from_numpy(Ef), torch.from_numpy(Ef2), torch.from_numpy(grad)
     m, d = W.shape
     n = X.shape[0]
     r1, r2 = torch.triu_indices(m, m, offset=1, device=W.device)
@@ -413,16 +441,18 @@ def expected_output(W, a, X, kappa):
     return _back(use_torch, nr.sigma_tilde @ t["a"] / math.sqrt(t["W"].shape[0]))
 
 
-def expected_loss(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET):
+def expected_loss(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET, threads=None):
     """E_C[L_C(W)] exactly (Theorem 4.2's left side): 1/2 sum_i (E f_i^2 - 2 y_i E f_i + y_i^2).
 
     E f_i from the exact smoothed ReLU, E f_i^2 from E_1 = E[ReLU(z_ir) ReLU(z_ir')] over all
     pairs of neurons (parallel and antiparallel ones included); see the module docstring.
     Written as 1/2 sum_i ((E f_i - y_i)^2 + Var f_i): at kappa = 0, L(W) up to rounding.
+    ``threads``: CPU threads of the pair kernel (default torch's count; the value does not depend
+    on it); the pass's normwise accuracy contract is ``pair_kernel``'s (module docstring).
     """
     t, use_torch = _validate(W, a, X, y, kappa)
     Ef, Ef2, _ = _moments(t["W"], t["a"], t["X"], t["y"], t["kappa"], want_grad=False,
-                          pair_budget=pair_budget)
+                          pair_budget=pair_budget, threads=threads)
     value = _loss_from(Ef, Ef2, t["y"])
     return _back(use_torch, check_finite_result("expected_loss", value))
 
@@ -431,24 +461,26 @@ def _loss_from(Ef, Ef2, y):
     return 0.5 * (((Ef - y) ** 2).sum() + (Ef2 - Ef**2).sum())
 
 
-def expected_loss_and_grad(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET):
-    """(expected_loss, expected_grad) from one pass over the pairs of neurons."""
+def expected_loss_and_grad(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET, threads=None):
+    """(expected_loss, expected_grad) from one pass over the pairs of neurons (``threads`` as in
+    :func:`expected_loss`)."""
     t, use_torch = _validate(W, a, X, y, kappa)
     Ef, Ef2, grad = _moments(t["W"], t["a"], t["X"], t["y"], t["kappa"], want_grad=True,
-                             pair_budget=pair_budget)
+                             pair_budget=pair_budget, threads=threads)
     loss = check_finite_result("expected_loss", _loss_from(Ef, Ef2, t["y"]))
     return _back(use_torch, loss), _back(use_torch, check_finite_result("expected_grad", grad))
 
 
-def expected_grad(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET):
+def expected_grad(W, a, X, y, kappa, *, pair_budget=PAIR_BUDGET, threads=None):
     """E_C[grad_W L_C(W)] exactly, shape (m, d) (Theorem 4.9's left side; eq. (2)).
 
     From mask_moment1 and mask_moment2 contracted with u_ir' (module docstring); no sampling.
-    At kappa = 0 it is the clean gradient with the indicator 1{w_r^T x_i >= 0}.
+    At kappa = 0 it is the clean gradient with the indicator 1{w_r^T x_i >= 0}.  ``threads`` as in
+    :func:`expected_loss`.
     """
     t, use_torch = _validate(W, a, X, y, kappa)
     _, _, grad = _moments(t["W"], t["a"], t["X"], t["y"], t["kappa"], want_grad=True,
-                          pair_budget=pair_budget)
+                          pair_budget=pair_budget, threads=threads)
     return _back(use_torch, check_finite_result("expected_grad", grad))
 
 

@@ -1,0 +1,52 @@
+"""The compiled pair kernel of the exact network pass (``numerics.masking.pair_kernel``): its cache
+soundness, its routing in ``network``, and its pieces against their tensor twins.  The witnesses of
+its accuracy (mpmath, every branch, thread counts) are ``verify/masking/test_s4_network_kernel.py``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from numerics.core import closed_form as cf
+from numerics.masking import network as nw
+from numerics.masking import pair_kernel as pk
+
+
+def test_recorded_digests_are_current():
+    """The cached code inlines ``bvn_compiled``'s and ``vmath``'s functions; numba's cache tracks only
+    this file, so a change there must update ``_DEPENDS`` (which edits this file, a new cache)."""
+    assert pk._digests() == pk._DEPENDS, ("numerics/core/bvn_compiled.py or vmath.py changed: update "
+                                          f"pair_kernel._DEPENDS to {pk._digests()}")
+
+
+def test_plane_matches_closed_form():
+    rng = np.random.default_rng(3)
+    for scale in (1e-9, 1e-5, 0.3):
+        u = rng.standard_normal(7)
+        v = u + scale * rng.standard_normal(7)
+        u, v = u / np.linalg.norm(u), v / np.linalg.norm(v)
+        rho, q, se2, sf2 = pk._plane(u, v, np.empty(7), np.empty(7))
+        rt, qt, e2, f2 = cf._plane(torch.from_numpy(u), torch.from_numpy(v))
+        assert rho == pytest.approx(float(rt), rel=1e-15, abs=1e-16)
+        assert q == pytest.approx(float(qt), rel=1e-13)
+        assert se2 == pytest.approx(float(e2.sum()), rel=1e-12, abs=1e-14)
+        assert sf2 == pytest.approx(float(f2.sum()), rel=1e-12, abs=1e-14)
+
+
+def test_routing_and_switch(monkeypatch):
+    """CPU float64 passes take the kernel; ``_PAIR_KERNEL = False`` or bvn's tensor formulation the
+    tensors; both agree to a few eps normwise, and bad ``threads`` is a clear error."""
+    rng = np.random.default_rng(0)
+    W, X = rng.standard_normal((6, 3)), rng.standard_normal((5, 3))
+    a, y = np.array([1.0, -1, 1, -1, 1, 1]), rng.standard_normal(5)
+    assert nw._kernel_serves(torch.as_tensor(W))
+    got = nw.expected_loss_and_grad(W, a, X, y, 0.3)
+    monkeypatch.setattr(nw, "_PAIR_KERNEL", False)
+    assert not nw._kernel_serves(torch.as_tensor(W))
+    ref = nw.expected_loss_and_grad(W, a, X, y, 0.3)
+    ls, gs = nw.term_sizes(W, X, y, 0.3)
+    assert abs(got[0] - ref[0]) <= 8 * 2.0**-52 * ls
+    assert np.abs(got[1] - ref[1]).max() <= 8 * 2.0**-52 * gs
+    monkeypatch.setattr(nw, "_PAIR_KERNEL", True)
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        nw.expected_loss(W, a, X, y, 0.3, threads=0)
