@@ -50,6 +50,10 @@ WORDS: dict[str, str] = {
                    "Section 4.3 'amplify ... from <w_j^(0)/||w_j^(0)||, mu_s> >= c/sqrt(d) to <w_j^(1)/||w_j^(1)||, mu_2> >= c' after one sufficiently large step'"),
     "lemma.4.11": ("'For C > 1 sufficiently large, on a good run, for every time t = 1, ..., 1/(4 alpha), neuron "
                    "alignment (Condition 4.7) holds at time t and almost-orthogonality (Condition 4.8) holds up to time t'"),
+    "lemma.4.11.step": ("'the value of <w_j^(t+1), mu_2> is strictly less than <w_j^(t), mu_2>. Since by Lemma 4.3 we have "
+                        "||x_i|| <= sqrt 2, we have, [(45) lost] As we have shown <w_j^(t), mu_2> >= alpha|a_j|, this implies "
+                        "<w_j^(t+1), mu_2> in [(1-2) alpha|a_j|, alpha|a_j|), and thus the inequality |<w_j^(t+1), mu_2>| <= "
+                        "3 alpha|a_j| holds as desired'"),
     "thm.3.1": ("'by running gradient descent with step-size alpha for T = 1 + 1/(4 alpha) iterations, with "
                 "probability at least 1 - 4 delta ... we have,' [lost]; 'accurately classifies every clean sample, and "
                 "incorrectly classifies every noisy sample, and achieves population risk close to the noise rate eta'; "
@@ -134,6 +138,11 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         R("to-1/(4alpha)", "Conditions 4.7 and 4.8 at t = 1..1/(4 alpha) (= T - 1)", 1),
         R("through-T", "and also at t = T", 2),
         R("through-4T", "and at every t <= 4 T (no early stop needed for the conditions)", 3),
+    ),
+    "lemma.4.11.step": (
+        R("conclusion", "from 1 <= v_t <= 3 one step gives v_t - 2 <= v_{t+1} < v_t, hence |v_{t+1}| <= 3 (the step's "
+                        "conclusion, with (45) read as a move of at most 2 alpha|a_j|)", 1),
+        R("printed-interval", "v_{t+1} < 1 as well: the printed interval [(1-2) alpha|a_j|, alpha|a_j|)", 2),
     ),
     "thm.3.1": (
         R("fit", "with probability >= 1 - 4 delta, every clean training sample right and every noisy one wrong at T", 1),

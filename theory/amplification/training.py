@@ -242,6 +242,42 @@ INDUCTION = Statement(
         words=RD.WORDS["lemma.4.11"], readings=RD.READINGS["lemma.4.11"]),
 )
 
+#: Lemma 4.11's proof, the almost-orthogonality step at one neuron j of J_{+mu_1}: <w_j^(t), mu_2> and
+#: <w_j^(t+1), mu_2> in units of alpha |a_j|
+v_t = sp.Symbol("v_t", real=True)
+v_next = sp.Symbol("v_{t+1}", real=True)
+
+AO_STEP = Statement(
+    id="lemma.4.11.step",
+    ref="Lemma 4.11, proof (Appendix A.3.2): the almost-orthogonality step, (41)-(45) and the intervals after them",
+    title="one GD step from <w_j^(t), mu_2> >= alpha|a_j| decreases it, by at most 2 alpha|a_j|, and keeps it within 3 alpha|a_j|",
+    kind=Kind.UPPER_BOUND,
+    params=GD_DOMAINS + (Param(v_t, sp.Interval(-3, 3), "<w_j^(t), mu_2>/(alpha |a_j|), the induction hypothesis"),),
+    equations=(
+        Equation("decrease", v_next, v_t, "<"),
+        Equation("one step (45)", sp.Abs(v_next - v_t), sp.Integer(2), "<="),
+        Equation("conclusion", sp.Abs(v_next), sp.Integer(3), "<="),
+        Equation("printed interval", v_next, sp.Integer(1), "<"),
+    ),
+    assumptions=ASSUMPTIONS + (
+        ("j in J_{+mu_1} (a_j > 0), 1 <= t, t + 1 <= 1/(4 alpha); at time t: Condition 4.7, |<w_k^(t), mu_2>| <= 3 alpha |a_k| "
+         "on J_{+-mu_1}, ||w_k^(t)|| <= 2 alpha |a_k| t, ||W^(t)||_F <= 1 (the induction hypotheses the step uses)"),
+        "'decrease' and 'printed interval' in the case 1 <= v_t <= 3 (the negative case is the mirror image)"),
+    where=((v_t, Tex(r"\langle w_j^{(t)},\mu_2\rangle/(\alpha|a_j|)")),
+           (v_next, Tex(r"\langle w_j^{(t+1)},\mu_2\rangle/(\alpha|a_j|)"))),
+    notes=("'decrease' ('strictly less than') and 'conclusion' are printed; 'one step (45)' is our reading of the lost (45) "
+           "(each term of the gradient is at most alpha |a_j| ||x_i||, ||x_i|| <= sqrt 2); 'printed interval' is the printed "
+           "[(1 - 2) alpha |a_j|, alpha |a_j|), whose upper end is the case's boundary alpha |a_j|, not <w_j^(t), mu_2>: "
+           "from any v_t above 1 + (1/n) sum_i |<x_i, mu_2>| (about 3/2) one step leaves v_{t+1} >= 1 (erratum amplification:E4). "
+           "The conclusion follows from 'decrease' and 'one step' alone: v_{t+1} lies in [v_t - 2, v_t) within [-1, 3)."),
+    provenance=reconstructed(
+        "Lemma 4.11's proof in Appendix A.3.2: 'the value of <w_j^(t+1), mu_2> is strictly less than <w_j^(t), mu_2>. Since by "
+        "Lemma 4.3 we have ||x_i|| <= sqrt 2, we have, [(45) lost] As we have shown <w_j^(t), mu_2> >= alpha |a_j|, this implies "
+        "<w_j^(t+1), mu_2> in [(1 - 2) alpha |a_j|, alpha |a_j|), and thus the inequality |<w_j^(t+1), mu_2>| <= 3 alpha |a_j| "
+        "holds as desired'",
+        words=RD.WORDS["lemma.4.11.step"], readings=RD.READINGS["lemma.4.11.step"]),
+)
+
 THEOREM = Statement(
     id="thm.3.1",
     ref="Theorem 3.1",
@@ -289,4 +325,4 @@ POP_MU2 = -(2 * Phi(b2 / sigma) - 1)
 POP_U = 2 * sigma * (varphi(b1 / sigma) - varphi(b2 / sigma))
 
 STATEMENTS = (SAMPLE, COUNT_GAP, ALIGNMENT, ORTHOGONALITY, GROWTH, SUBNETWORK, SUBNET_MARGIN, ONE_STEP, INDUCTION,
-              THEOREM, FEATURES)
+              AO_STEP, THEOREM, FEATURES)
