@@ -18,8 +18,11 @@ or ``Derivative`` is kept unevaluated for typesetting and compared by its value 
 
 ``reduce_zero`` is the one normaliser: Phi2's two limits sorted (it is symmetric in them),
 Phi/varphi to erfc/exp, erf to 1 - erfc, erfc(-x) to 2 - erfc(x), numerator over a common
-denominator, products of exponentials combined with canonical (cancelled) exponents, and only
-then ``sympy.simplify``.  A point evaluation that is clearly non-zero skips the expensive
+denominator, products of exponentials combined with canonical (cancelled) exponents, the bases
+of fractional powers factored (so that ``sqrt(a) sqrt(b) = sqrt(ab)`` holds where the symbols'
+assumptions make a, b >= 0, and not for real a, b), and only then ``sympy.simplify`` (which
+applies only identities true under the symbols' assumptions: declare ``positive=True`` or
+``real=True`` on a symbol for its identities to apply).  A point evaluation that is clearly non-zero skips the expensive
 fallback (it can only ever make a step fail, never pass).
 
 The helpers below (indicator to Heaviside, normal densities, integration of indicator
@@ -235,8 +238,20 @@ def reduce_zero(expr):
             return sp.S.Zero
     if _clearly_nonzero(n):
         return n
+    split = sp.expand(_canon_radicals(n), power_exp=False)
+    if split == 0:
+        return sp.S.Zero
     n = sp.simplify(n)
     return sp.S.Zero if n == 0 else n
+
+
+def _canon_radicals(e):
+    """Every fractional power with its base factored: SymPy writes ``(x y)^q = x^q y^q`` by
+    itself where the symbols' assumptions allow it (x, y >= 0, or q an integer), so that
+    ``sqrt(2a + 1) sqrt(2b + 1) - sqrt(4ab + 2a + 2b + 1)`` cancels for positive a, b, and stays
+    (rightly: ``sqrt(-1) sqrt(-1) = -1``) for a, b only real."""
+    return e.replace(lambda x: isinstance(x, sp.Pow) and x.exp.is_Rational and not x.exp.is_Integer,
+                     lambda x: sp.Pow(sp.factor(x.base), x.exp))
 
 
 # ============================================================== helpers

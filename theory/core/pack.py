@@ -24,11 +24,34 @@ SEP = ":"
 @dataclass(frozen=True)
 class LatexMeta:
     """How the pack's document is laid out: sections in the paper's order as
-    ``(title, statement ids)``, a notation table ``(symbol, meaning)`` and warnings, all LaTeX."""
+    ``(title, statement ids)``, a notation table ``(symbol, meaning)`` and warnings, all LaTeX;
+    and ``macros``, the macros the paper defines, ``(name, definition)`` (``(r"\\Var",
+    r"\\operatorname{Var}")``, ``(r"\\norm", r"\\lVert #1\\rVert")`` with arguments ``#1``...):
+    the LaTeX round trip accepts them in the pack's fragments beside the commands of LaTeX,
+    amsmath and amssymb (``theory.core.latex_commands``), and the pack's documents define them
+    (``\\newcommand``).  A name must be a backslash and letters, listed once, and not a standard
+    command (a paper that redefines ``\\exp`` would change what its fragments mean elsewhere)."""
 
     sections: tuple[tuple[str, tuple[str, ...]], ...] = ()
     notation: tuple[tuple[str, str], ...] = ()
     warnings: tuple[str, ...] = ()
+    macros: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        from .latex_commands import NAME, PACKAGE
+
+        seen = set()
+        for entry in self.macros:
+            if not (isinstance(entry, tuple) and len(entry) == 2 and all(isinstance(x, str) for x in entry)):
+                raise ValueError(f"LatexMeta.macros: {entry!r} is not a (name, definition) pair of strings")
+            name, _definition = entry
+            if not NAME.match(name):
+                raise ValueError(f"LatexMeta.macros: {name!r} is not a macro name (a backslash and letters)")
+            if name in PACKAGE:
+                raise ValueError(f"LatexMeta.macros: {name} is a command of {PACKAGE[name]}, not the paper's")
+            if name in seen:
+                raise ValueError(f"LatexMeta.macros: {name} is listed twice")
+            seen.add(name)
 
 
 #: a derivation registry: ``{(statement id, part): function returning a Derivation}``
