@@ -442,7 +442,7 @@ class _Reader:
         text = self.renderer()
         out = []
         for e in self.entries:
-            body = e.tex if e.math else text.nodelist_to_text(e.nodes).strip()
+            body = e.tex if e.math else text.nodelist_to_text(e.nodes).replace("\xa0", " ").strip()
             body = "\n".join(line.rstrip() for line in body.splitlines()).strip() or e.label
             out.append(Drafted(label=e.label, kind=e.kind, section=e.section, quote=quote(body), text=body,
                                name=e.name, tex=e.tex, keys=tuple(e.keys)))
