@@ -57,7 +57,7 @@ def test_the_guide_has_every_file_of_the_pack():
     assert set(_files()) == {"toypaper/theory.py", "toypaper/__init__.py", "toypaper/verify/__init__.py",
                              "toypaper/verify/test_s1_mean_symbolic.py", "toypaper/verify/test_s1_mean_reference.py",
                              "toypaper/verify/test_s1_tail_property.py", "toypaper/verify/test_latex.py",
-                             "toypaper-0.1.dist-info/entry_points.txt"}
+                             "toypaper/sources.toml", "toypaper-0.1.dist-info/entry_points.txt"}
 
 
 def test_papers_lists_the_new_pack(toy_path):
@@ -81,6 +81,9 @@ def test_check_shows_the_new_packs_witnesses(toy_path, tmp_path):
     assert {k: v for k, v in rows["toy:lemma.tail"]["witnesses"].items() if v != "-"} == {
         "property": "ok 1", "latex": "ok 1"}
     assert "7 witness tests: 7 passed, 0 failed" in run_.stdout
+    # the guide's source index: two lemmas carried by holding statements, a remark carried by none
+    assert ("toy: 3 results in the paper: 2 carried by a holding or supported statement, 0 by a finding, "
+            "0 by a failing statement, 0 in part, 0 not checked, 1 not carried") in run_.stdout
 
 
 def test_the_property_witness_records_every_example(toy_path, tmp_path):

@@ -343,20 +343,36 @@ def test_statement_ids_of_drafted_labels():
         "thm.4.2", "lemma.A.1", "eq.13", "eq.A.2a", "fig.3", "asm.A2", "thm.theorem-in-section-2"]
 
 
+def _guide_block() -> list[str]:
+    """The commands of the guide's ``sh run=from-source`` block (docs/adding-a-paper.md)."""
+    from markdown_it import MarkdownIt
+
+    guide = (ROOT / "docs" / "adding-a-paper.md").read_text(encoding="utf-8")
+    (block,) = [t.content for t in MarkdownIt().parse(guide) if t.type == "fence" and t.info.strip() == "sh run=from-source"]
+    return [line for line in block.splitlines() if line.strip()]
+
+
 @pytest.mark.slow
-def test_check_on_a_fresh_drafted_pack_lists_the_whole_paper(tmp_path):
-    """As a user runs it: ``maskverify new --from`` then (after the 'install') ``maskverify check``:
-    every drafted result is a row, not checked (no witness yet), and the coverage line counts them."""
+def test_the_guides_from_source_commands_list_the_whole_paper(tmp_path):
+    """The guide's first block as a user runs it, on the fixture paper: ``maskverify new --from``,
+    the 'install', then ``maskverify check``: every drafted result is a row, not checked (no
+    witness yet), and the coverage line counts them all."""
+    import shlex
+
     from _clone import installed, maskverify  # tests/ is on sys.path
 
+    lines = _guide_block()
+    assert [line.split()[:2] for line in lines] == [["maskverify", "new"], ["cd", "DIR"], ["maskverify", "check"]]
     dist = tmp_path / "dist"
-    run = maskverify(ROOT, [ROOT], "new", "srcdraftcheck", "--title", "T", "--authors", "A", "--reference", "R",
-                     "--from", str(PAPER), "--dist", str(dist))
+    argv = [str(PAPER) if a == "paper.tex" else str(dist) if a == "DIR" else a for a in shlex.split(lines[0])]
+    pack_id = argv[2]
+    run = maskverify(ROOT, [ROOT], *argv[1:])
     assert run.returncode == 0, run.stderr
-    site = installed(tmp_path / "site", "maskverify_srcdraftcheck", "srcdraftcheck = maskverify_srcdraftcheck.pack:PACK")
-    run = maskverify(dist, [ROOT, site, dist], "check", "--paper", "srcdraftcheck", "--no-progress", "-n", "1")
+    assert "drafted 23 results from" in run.stdout
+    site = installed(tmp_path / "site", f"maskverify_{pack_id}", f"{pack_id} = maskverify_{pack_id}.pack:PACK")
+    run = maskverify(dist, [ROOT, site, dist], *shlex.split(lines[2])[1:], "--no-progress", "-n", "1")
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "23 statements: 23 not checked" in run.stdout
-    assert "srcdraftcheck:thm.2.3: not checked: no witness yet" in run.stdout
-    assert ("srcdraftcheck: 23 results in the paper: 0 carried by a holding or supported statement, 0 by a finding, "
+    assert f"{pack_id}:thm.2.3: not checked: no witness yet" in run.stdout
+    assert (f"{pack_id}: 23 results in the paper: 0 carried by a holding or supported statement, 0 by a finding, "
             "0 by a failing statement, 0 in part, 23 not checked, 0 not carried") in run.stdout
