@@ -1,5 +1,5 @@
 """The ``maskverify`` command line: the application's subcommands (``papers``, ``check``,
-``figures``, ``fuzz``, ``latex``, ``new``, ``notes``, ``report``) and those the packs add (``PaperPack.commands``).
+``figures``, ``fuzz``, ``latex``, ``lint``, ``new``, ``notes``, ``report``) and those the packs add (``PaperPack.commands``).
 
 Bad input is answered with one line on stderr and exit status 2, never a traceback: the
 parser's own errors (``Parser.error``) and every ``UsageError`` a subcommand raises.
@@ -37,6 +37,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``, ``0 findings``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _papers(args) -> int:
     from numerics.core import errata, registry
 
@@ -61,7 +66,7 @@ def _papers(args) -> int:
         return 0
     for r in rows:
         print(f"{r['id']}: {r['title']} ({', '.join(r['authors'])}; {r['reference']})\n"
-              f"  {r['statements']} statements, {r['findings']} findings; campaigns: "
+              f"  {_count(r['statements'], 'statement')}, {_count(r['findings'], 'finding')}; campaigns: "
               f"{', '.join(r['campaigns']) or 'none'}; figures: {', '.join(r['figures']) or 'none'}\n"
               f"  {r['coverage']['line']}")
     return 0
@@ -227,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from numerics.core import execution, fuzzing
 
-    from . import checkrun, fuzz_cmd, latex_cmd, new_cmd, notes_cmd, report
+    from . import checkrun, fuzz_cmd, latex_cmd, lint, new_cmd, notes_cmd, report
 
     parser = Parser(
         prog="maskverify",
@@ -308,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     latex_cmd.add_subcommand(sub)
     notes_cmd.add_subcommand(sub)
+    lint.add_subcommand(sub)
     new_cmd.add_subcommand(sub)
     report.add_subcommand(sub)
     taken = set(sub.choices)
