@@ -36,11 +36,14 @@ def add_subcommand(sub) -> None:
     from numerics.core.cliargs import output
 
     p = sub.add_parser(
-        "new", help="write a new paper pack's skeleton (one statement, two witnesses, notes) and its entry point",
+        "new", help="write a new paper pack (drafted from the paper with --from, or a skeleton) and its entry point",
         description="Write a working skeleton of a paper pack: its Paper with one placeholder statement "
                     "(the mean of a normal variable, so that everything passes as written), a symbolic and a "
-                    "reference witness, the LaTeX witness, an empty errata.toml and the generated notes "
-                    "(errata.md, LaTeX), and the pack's entry point.  Then run the command it prints "
+                    "reference witness, the LaTeX witness, an empty errata.toml, a source index of the example "
+                    "(sources.toml) and the generated notes (errata.md, sources.md, LaTeX), and the pack's entry "
+                    "point; with --from SOURCE, the source index drafted from the paper and one placeholder "
+                    "statement per result (not checked: no witness yet) instead of the example.  Then run the "
+                    "command it prints "
                     "(pip install -e .) to make the pack visible to maskverify; docs/adding-a-paper.md "
                     "explains every file.",
         epilog="In this repository (default): theory/ID/, numerics/ID/, verify/ID/, notes/ID/ and one line in "
