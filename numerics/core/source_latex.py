@@ -33,6 +33,7 @@ resolved like ``\\ref`` (to the innermost numbered thing around them), so the qu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pylatexenc import latex2text, latexwalker, macrospec
@@ -75,11 +76,14 @@ _MACROS = [
 ] + [macrospec.MacroSpec(s, "*[{") for s in _SECTIONS]
 
 
-def _context(theorem_envs=()):
+def _context():
+    """pylatexenc's default macros and environments, ours (``_MACROS``), and an optional ``[Name]``
+    for every environment it does not know: a theorem-like environment's name is read whatever
+    ``\\newtheorem`` declared it, so one parse serves the whole reading."""
     db = latexwalker.get_default_latex_context_db()
-    names = set(THEOREM_LIKE) | set(theorem_envs)
-    envs = [macrospec.EnvironmentSpec(n, "[") for n in sorted(names | {n + "*" for n in names})]
+    envs = [macrospec.EnvironmentSpec(n, "[") for n in sorted(set(THEOREM_LIKE) | {n + "*" for n in THEOREM_LIKE})]
     db.add_context_category("maskverify-sources", macros=_MACROS, environments=envs, prepend=True)
+    db.set_unknown_environment_spec(macrospec.EnvironmentSpec("", "["))
     return db
 
 
@@ -90,8 +94,11 @@ def _read_text(path: Path) -> str:
         raise DraftError(f"{path}: cannot be read ({exc})") from None
 
 
-def _parse(text: str, db):
-    walker = latexwalker.LatexWalker(text, latex_context=db, tolerant_parsing=True)
+@lru_cache(maxsize=16)
+def _parse(text: str):
+    """The node tree of ``text`` (cached: a main file is read for its class and for its results,
+    and parsing is what costs: pure Python, tens of milliseconds per KB)."""
+    walker = latexwalker.LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
     nodes, _, _ = walker.get_latex_nodes()
     return nodes
 
@@ -101,7 +108,7 @@ def _is(node, kind) -> bool:
 
 
 def _top_level(path: Path):
-    return _parse(_read_text(path), _context())
+    return _parse(_read_text(path))
 
 
 def has_documentclass(path: Path) -> bool:
@@ -164,9 +171,8 @@ class _Entry:
 class _Reader:
     """One pass over the document in order, with LaTeX's counters."""
 
-    def __init__(self, main: Path, theorem_envs: dict):
+    def __init__(self, main: Path):
         self.base = main.parent
-        self.db = _context(theorem_envs)
         self.counters: dict[str, int] = {}
         self.within: dict[str, str | None] = {}
         self.style: dict[str, str] = {}
@@ -243,7 +249,7 @@ class _Reader:
         if path in self.seen:
             return
         self.seen.add(path)
-        self.walk(_parse(_read_text(path), self.db))
+        self.walk(_parse(_read_text(path)))
 
     def macro(self, n) -> None:
         name = n.macroname
@@ -449,32 +455,6 @@ class _Reader:
         return unique_labels(out)
 
 
-def _declared(path: Path, seen: set, base: Path) -> dict:
-    """The ``\\newtheorem`` environments of ``path`` and the files it inputs (a first pass: their
-    optional ``[Name]`` argument must be known before the document is parsed)."""
-    path = path.resolve()
-    if path in seen:
-        return {}
-    seen.add(path)
-    out = {}
-
-    def visit(nodes):
-        for n in nodes or ():
-            if _is(n, latexwalker.LatexMacroNode):
-                if n.macroname == "newtheorem" and _raw(_arg(n, 1)):
-                    out[_raw(_arg(n, 1))] = True
-                elif n.macroname in ("input", "include") and _raw(_arg(n, 0)):
-                    p = base / _raw(_arg(n, 0))
-                    p = p if p.exists() or p.suffix == ".tex" else p.with_name(p.name + ".tex")
-                    if p.is_file():
-                        out.update(_declared(p, seen, base))
-            elif _is(n, latexwalker.LatexEnvironmentNode) or _is(n, latexwalker.LatexGroupNode):
-                visit(n.nodelist)
-
-    visit(_parse(_read_text(path), _context()))
-    return out
-
-
 def read(main, shown: str | None = None) -> Draft:
     """The draft of the LaTeX document whose main file is ``main`` (``DraftError`` when it has no
     ``\\documentclass``)."""
@@ -484,7 +464,7 @@ def read(main, shown: str | None = None) -> Draft:
     classes = [n for n in nodes if _is(n, latexwalker.LatexMacroNode) and n.macroname == "documentclass"]
     if not classes:
         raise DraftError(f"{shown}: no \\documentclass: not the main file of a LaTeX document")
-    reader = _Reader(main, _declared(main, set(), main.parent))
+    reader = _Reader(main)
     reader.setup(_raw(_arg(classes[0], 1)) or "article")
     reader.file(main)
     return Draft(source=shown, format="latex", results=tuple(reader.drafted()))
