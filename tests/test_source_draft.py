@@ -109,6 +109,14 @@ def test_the_parsed_expression_of_a_display(fixture_draft):
     assert sources.Result(label="x", kind="theorem", section="1", quote="q").expression() is None
 
 
+def test_thmtools_declarations():
+    got = source_latex.read(FIXTURES / "thmtools.tex")
+    assert [(r.label, r.kind, r.section) for r in got.results] == [
+        ("Theorem 1.1", "theorem", "1"), ("Lemma 1.2", "lemma", "1"), ("Hypothesis in Section 1", "assumption", "1"),
+        ("Lemma 2.1", "lemma", "2")]
+    assert got.results[0].name == "First"
+
+
 def test_book_classes_number_by_chapter():
     got = source_latex.read(FIXTURES / "book.tex")
     assert [(r.label, r.section) for r in got.results] == [
@@ -298,7 +306,8 @@ def test_new_from_latex_drafts_a_pack_that_loads(tmp_path, capsys, isolated_impo
     summary = [line for line in out.splitlines() if line.startswith("drafted ")]
     assert summary == [f"drafted 23 results from {PAPER} (latex): 1 assumption, 9 equations, 1 definition, 2 lemmas, "
                        "3 theorems, 1 remark, 1 condition, 1 corollary, 2 figures, 1 table, 1 proposition"]
-    assert any(line.startswith("next: ") and "maskverify check --paper srcdraftprobe" in line for line in out.splitlines())
+    assert any(line.startswith("next: ") and "maskverify check --paper srcdraftprobe" in line
+               for line in out.splitlines())
     import maskverify_srcdraftprobe.pack as module
 
     pack = module.PACK
@@ -342,6 +351,18 @@ def test_new_from_bad_input_writes_nothing(tmp_path, capsys, bad):
     assert "--from" in err and not dist.exists()
 
 
+def test_a_drafted_pack_in_this_repository_layout(fixture_draft):
+    files = skeleton.files(skeleton.Layout.in_repository("probe"), "T", ("A",), "R", draft=fixture_draft,
+                           source_text="paper.tex")
+    assert {"theory/probe/paper.py", "notes/probe/sources.toml", "numerics/probe/pack.py",
+            "verify/probe/test_latex.py"} <= set(files)
+    assert not any(name.endswith("_symbolic.py") or name.endswith("_reference.py") for name in files)
+    index = tomllib.loads(files["notes/probe/sources.toml"])
+    assert len(index["result"]) == 23 and index["result"][4]["statements"] == ["thm.2.3"]
+    assert "--from paper.tex" in files["theory/probe/paper.py"] and "notes/probe/sources.toml" in files["theory/probe/paper.py"]
+    compile(files["theory/probe/paper.py"], "paper.py", "exec")
+
+
 def test_the_skeleton_without_a_source_indexes_its_example(tmp_path):
     files = skeleton.files(skeleton.Layout.distribution("probe"), "T", ("A",), "R")
     path = tmp_path / "sources.toml"
@@ -375,7 +396,8 @@ def _guide_block() -> list[str]:
     from markdown_it import MarkdownIt
 
     guide = (ROOT / "docs" / "adding-a-paper.md").read_text(encoding="utf-8")
-    (block,) = [t.content for t in MarkdownIt().parse(guide) if t.type == "fence" and t.info.strip() == "sh run=from-source"]
+    (block,) = [t.content for t in MarkdownIt().parse(guide)
+                if t.type == "fence" and t.info.strip() == "sh run=from-source"]
     return [line for line in block.splitlines() if line.strip()]
 
 

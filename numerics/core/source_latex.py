@@ -12,8 +12,8 @@ input that real papers contain.  No regular expression is run over raw TeX.
 What it reads (:func:`read`), in document order, following ``\\input`` and ``\\include``:
 
 - theorem-like environments: the built-in names of ``source_draft.THEOREM_LIKE`` and every
-  ``\\newtheorem`` the source declares: a counter of its own, a shared one
-  (``\\newtheorem{lemma}[theorem]{Lemma}``), one reset within another
+  ``\\newtheorem`` (or thmtools ``\\declaretheorem``) the source declares: a counter of its own,
+  a shared one (``\\newtheorem{lemma}[theorem]{Lemma}``), one reset within another
   (``\\newtheorem{theorem}{Theorem}[section]``), or none (``\\newtheorem*``, and ``env*`` of a
   declared ``env``); the optional name (``\\begin{theorem}[Name]``); the printed word gives the kind;
 - numbered displays: ``equation``, ``multline`` (one number), ``align``, ``gather``, ``eqnarray``,
@@ -59,6 +59,7 @@ _META = ("label", "nonumber", "notag", "tag")
 _MACROS = [
     macrospec.MacroSpec("documentclass", "[{"),
     macrospec.MacroSpec("newtheorem", "*{[{["),
+    macrospec.MacroSpec("declaretheorem", "[{["),
     macrospec.MacroSpec("numberwithin", "[{{"),
     macrospec.MacroSpec("setcounter", "{{"),
     macrospec.MacroSpec("addtocounter", "{{"),
@@ -264,6 +265,8 @@ class _Reader:
             self.style[top] = "Alph"
         elif name == "newtheorem":
             self.declare(n)
+        elif name == "declaretheorem":
+            self.declare_thmtools(n)
         elif name == "numberwithin":
             counter, parent = _raw(_arg(n, 1)), _raw(_arg(n, 2))
             if counter and parent:
@@ -317,6 +320,28 @@ class _Reader:
             self.counters.setdefault(shared, 0)
         else:
             self.new_counter(env, within or None)
+            self.envs[env] = (title, env)
+
+    def declare_thmtools(self, n) -> None:
+        """thmtools' ``\\declaretheorem[name=..., numberwithin=..., sibling=..., numbered=no]{env}``
+        (the options before or after the name): the same four cases as ``\\newtheorem``."""
+        env = _raw(_arg(n, 1))
+        if not env:
+            return
+        options = {}
+        for part in ",".join(filter(None, (_raw(_arg(n, 0)), _raw(_arg(n, 2))))).split(","):
+            key, _, value = part.partition("=")
+            if key.strip():
+                options[key.strip().lower()] = value.strip().strip("{}").strip()
+        title = options.get("name") or options.get("title") or env.capitalize()
+        if options.get("numbered", "yes").lower() in ("no", "false"):
+            self.envs[env] = (title, None)
+        elif options.get("sibling") or options.get("numberlike") or options.get("sharenumber"):
+            shared = options.get("sibling") or options.get("numberlike") or options.get("sharenumber")
+            self.envs[env] = (title, shared)
+            self.counters.setdefault(shared, 0)
+        else:
+            self.new_counter(env, options.get("numberwithin") or options.get("parent") or options.get("within") or None)
             self.envs[env] = (title, env)
 
     def theorem(self, n, title: str, counter: str | None) -> None:

@@ -164,7 +164,8 @@ def read(text: str, shown: str = "text") -> Draft:
             if not lines[j].strip():
                 j += 1
                 continue
-            if _display_tex(lines[j]) or _DISPLAY_NUMBERED.match(lines[j].strip()) or _NUMBER_LINE.match(lines[j].strip()):
+            here = lines[j].strip()
+            if _display_tex(here) or _DISPLAY_NUMBERED.match(here) or _NUMBER_LINE.match(here):
                 out.append(lines[j].strip())
                 j += 1
                 continue
