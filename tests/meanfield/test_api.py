@@ -38,5 +38,5 @@ def test_pack_registers():
 
 def test_errata_load():
     found = errata.load(PACK)
-    assert [e.id for e in found] == ["E1", "E2", "E3", "E4", "E5", "E6"]
+    assert [e.id for e in found] == ["E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8", "E9", "E10"]
     assert all(set(e.statements) <= {s.id for s in PACK.paper.statements} for e in found)
