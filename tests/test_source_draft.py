@@ -335,7 +335,7 @@ def test_new_from_a_text_extraction(tmp_path, capsys, isolated_imports):
     import maskverify_srcdrafttext.paper as paper
 
     assert [s.ref for s in paper.PAPER.statements][:3] == ["Theorem 4.2", "Lemma A.1", "Assumption 5.1"]
-    assert paper.PAPER.statement("eq.13").printed == ""  # a text extraction's display stays in the index's tex
+    assert paper.PAPER.statement("eq.13").printed == r"x_{t+1} = x_t - \eta g_t"  # the extraction's $$...$$
 
 
 @pytest.mark.parametrize("bad", ["missing.tex", "nodoc.tex"])

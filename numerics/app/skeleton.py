@@ -284,8 +284,8 @@ DRAFTED_PAPER = '''\
 
 Drafted by ``maskverify new __ID__ --from __SOURCE_TEXT__``: one placeholder ``Statement`` per
 result of the pack's source index (``__SOURCES_PATH__``), in the paper's order, each ``not checked``
-with the reason "no witness yet", carrying the paper's text (``notes``) and, from a LaTeX source,
-its LaTeX (``printed``).  Replace each placeholder by the statement itself (its parameters, its
+with the reason "no witness yet", carrying the paper's text (``notes``) and, where the source has
+it, its LaTeX (``printed``: a LaTeX source's environment or display, a text extraction's $$...$$).  Replace each placeholder by the statement itself (its parameters, its
 equations, its ``Kind``: the placeholder's is only a guess), keeping its id and ``ref``, and write
 its witnesses (docs/adding-a-paper.md); the check table's coverage line counts what is left.
 """
@@ -322,13 +322,14 @@ PLACEHOLDER_KIND = {"definition": "DEFINITION", "assumption": "DEFINITION", "con
                     "figure": "EMPIRICAL", "table": "EMPIRICAL"}
 _TRIPLE = "'" * 3
 #: control characters TOML strings may not hold (tab and newline are kept)
-_CONTROL = dict.fromkeys(c for c in range(32) if c not in (9, 10))
+_CONTROL = dict.fromkeys([c for c in range(32) if c not in (9, 10)] + [127])
 
 
 def python_text(text: str) -> str:
     """``text`` as a Python literal: a raw triple-quoted string where it can be one (the paper's
     LaTeX reads as written), ``repr`` otherwise."""
-    if _TRIPLE not in text and not text.endswith(("\\", "'")) and "\r" not in text:
+    control = any(ord(c) < 32 and c not in "\n\t" for c in text)
+    if _TRIPLE not in text and not text.endswith(("\\", "'")) and not control:
         return "r" + _TRIPLE + text + _TRIPLE
     return repr(text)
 
@@ -376,7 +377,7 @@ def drafted_paper(draft, ids: list[str]) -> str:
     statements, sections = [], {}
     for r, sid in zip(draft.results, ids):
         kind = PLACEHOLDER_KIND.get(r.kind, "IDENTITY")
-        printed = f", printed={python_text(r.tex)}" if r.tex and draft.format == "latex" else ""
+        printed = f", printed={python_text(r.tex)}" if r.tex else ""
         text = f"({r.name}) {r.text or r.quote}" if r.name else r.text or r.quote
         statements.append(f"    placeholder({sid!r}, {r.label!r}, Kind.{kind}, {python_text(text)}{printed}),")
         sections.setdefault(r.section, []).append(sid)
