@@ -11,7 +11,7 @@ input that real papers contain.  No regular expression is run over raw TeX.
 
 What it reads (:func:`read`), in document order, following ``\\input`` and ``\\include``:
 
-- theorem-like environments: the built-in names of ``source_draft.THEOREM_LIKE`` and every
+- theorem-like environments: the built-in names of ``source_results.THEOREM_LIKE`` and every
   ``\\newtheorem`` (or thmtools ``\\declaretheorem``) the source declares: a counter of its own,
   a shared one (``\\newtheorem{lemma}[theorem]{Lemma}``), one reset within another
   (``\\newtheorem{theorem}{Theorem}[section]``), or none (``\\newtheorem*``, and ``env*`` of a
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from pylatexenc import latex2text, latexwalker, macrospec
 
-from .source_draft import THEOREM_LIKE, Draft, Drafted, DraftError, kind_of, quote, unique_labels
+from .source_results import THEOREM_LIKE, Draft, Drafted, DraftError, kind_of, quote, unique_labels
 
 _SECTIONS = ("part", "chapter", "section", "subsection", "subsubsection")
 _BOOK_CLASSES = ("book", "report", "memoir", "scrbook", "scrreprt")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .source_draft import Draft, Drafted, kind_of, quote, unique_labels
+from .source_results import Draft, Drafted, kind_of, quote, unique_labels
 
 #: result words a header or a mention may start with (singular; a plural "Lemmas" is read too)
 WORDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Definition", "Assumption", "Condition", "Remark",
