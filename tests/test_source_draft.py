@@ -117,6 +117,13 @@ def test_thmtools_declarations():
     assert got.results[0].name == "First"
 
 
+def test_counterwithin_and_the_appendices_environment():
+    got = source_latex.read(FIXTURES / "appendices.tex")
+    # the theorem counter is not reset by sections, so the appendix's theorem is Theorem 2
+    assert [(r.label, r.section) for r in got.results] == [
+        ("Theorem 1", "1"), ("eq. (1.1)", "1"), ("eq. (A.1)", "A"), ("Theorem 2", "A")]
+
+
 def test_book_classes_number_by_chapter():
     got = source_latex.read(FIXTURES / "book.tex")
     assert [(r.label, r.section) for r in got.results] == [

@@ -24,8 +24,8 @@ What it reads (:func:`read`), in document order, following ``\\input`` and ``\\i
 
 Numbering follows LaTeX's counters: ``\\section`` steps ``section`` and resets what is numbered
 within it (subsections, ``\\numberwithin{equation}{section}``, theorems declared ``[section]``),
-``\\appendix`` resets ``section`` (``chapter`` in book-like classes) and prints it in capital
-letters, ``\\setcounter``/``\\addtocounter`` set a counter; a number prints as its parent's number,
+``\\appendix`` (or the ``appendices`` environment) resets ``section`` (``chapter`` in book-like
+classes) and prints it in capital letters, ``\\counterwithin`` is ``\\numberwithin``, ``\\setcounter``/``\\addtocounter`` set a counter; a number prints as its parent's number,
 a dot and its own value (``\\thetheorem`` = ``\\thesection.\\arabic{theorem}``).  ``\\label`` keys are
 resolved like ``\\ref`` (to the innermost numbered thing around them), so the quotes show
 ``Lemma 2.3`` where the source has ``Lemma~\\ref{lem:x}``.
@@ -61,6 +61,7 @@ _MACROS = [
     macrospec.MacroSpec("newtheorem", "*{[{["),
     macrospec.MacroSpec("declaretheorem", "[{["),
     macrospec.MacroSpec("numberwithin", "[{{"),
+    macrospec.MacroSpec("counterwithin", "*{{"),
     macrospec.MacroSpec("setcounter", "{{"),
     macrospec.MacroSpec("addtocounter", "{{"),
     macrospec.MacroSpec("appendix", ""),
@@ -259,15 +260,12 @@ class _Reader:
                 number = self.step(name)
                 self.target = (number, f"Section {number}", None)
         elif name == "appendix":
-            top = "chapter" if self.book else "section"
-            self.counters[top] = 0
-            self.reset(top)
-            self.style[top] = "Alph"
+            self.appendix()
         elif name == "newtheorem":
             self.declare(n)
         elif name == "declaretheorem":
             self.declare_thmtools(n)
-        elif name == "numberwithin":
+        elif name in ("numberwithin", "counterwithin"):
             counter, parent = _raw(_arg(n, 1)), _raw(_arg(n, 2))
             if counter and parent:
                 self.new_counter(counter, parent)
@@ -307,6 +305,13 @@ class _Reader:
         elif name in _WALK_ARGS:
             for k in range(len(getattr(getattr(n, "nodeargd", None), "argnlist", None) or [])):
                 self.walk([_arg(n, k)])
+
+    def appendix(self) -> None:
+        """``\\appendix`` (or the ``appendices`` environment): sections (chapters) start again, in letters."""
+        top = "chapter" if self.book else "section"
+        self.counters[top] = 0
+        self.reset(top)
+        self.style[top] = "Alph"
 
     def declare(self, n) -> None:
         star, env, shared, title, within = (_raw(_arg(n, k)) for k in range(5))
@@ -389,6 +394,9 @@ class _Reader:
             saved, self.float = self.float, None
             self.walk(n.nodelist)
             self.float = saved
+        elif base == "appendices":
+            self.appendix()
+            self.walk(n.nodelist)
         elif base == "abstract":
             saved, self.section_override = self.section_override, "Abstract"
             self.walk(n.nodelist)
