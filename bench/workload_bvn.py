@@ -88,9 +88,15 @@ def recording():
 def record_pass(W, a, X, y, kappa) -> dict:
     """Every ``bvn_cdf`` call of one exact pass at (W, a, X, y, kappa): dict of numpy arrays h, k,
     rho, q (NaN where the call passed none), ``relative`` and ``atol`` (per point, the call's mode)
-    and ``sizes`` (points per call), in call order."""
-    with recording() as calls:
-        network.expected_loss(W, a, X, y, float(kappa))
+    and ``sizes`` (points per call), in call order.  The pass's tensor formulation is recorded
+    (``network._PAIR_KERNEL`` off): it calls ``bvn_cdf`` on every pair, the compiled pair kernel
+    evaluates the same arguments row by row inside its sweep."""
+    kernel, network._PAIR_KERNEL = network._PAIR_KERNEL, False
+    try:
+        with recording() as calls:
+            network.expected_loss(W, a, X, y, float(kappa))
+    finally:
+        network._PAIR_KERNEL = kernel
     cat = lambda key: torch.cat([c[key] for c in calls]).numpy()  # noqa: E731
     q = np.concatenate([np.full(c["h"].numel(), np.nan) if c["q"] is None else c["q"].numpy()
                         for c in calls])

@@ -113,7 +113,7 @@ def _dd_div(ah, al, bh, bl):
 
 #: positions in the parameter vector (see :func:`parameters`)
 (_RHO, _HMAX, _DF, _RHO_SMALL, _DF_SMALL, _RHO_S1, _RHO_S2, _HMAX2, _DF2, _JF, _JHMAX, _JL, _NEGL,
- _CANCEL, _CLAMP) = range(15)
+ _CANCEL, _CLAMP, _HMAX_ATOL, _ATOL_REL) = range(17)
 
 
 def parameters(bvn) -> np.ndarray:
@@ -122,7 +122,8 @@ def parameters(bvn) -> np.ndarray:
     assert len(bvn._FP_RHO_S) == 2, "the compiled loop has two tiers in s"
     return np.array([bvn._FP_RHO, bvn._FP_HMAX, bvn._FP_DF, bvn._FP_RHO_SMALL, bvn._FP_DF_SMALL,
                      bvn._FP_RHO_S[0], bvn._FP_RHO_S[1], bvn._FP_HMAX2, bvn._FP_DF2, bvn._FP_JF,
-                     bvn._FP_JHMAX, bvn._FP_JL, bvn._FP_NEGL, bvn._FP_CANCEL, bvn.nm._CLAMP],
+                     bvn._FP_JHMAX, bvn._FP_JL, bvn._FP_NEGL, bvn._FP_CANCEL, bvn.nm._CLAMP,
+                     bvn._FP_HMAX_ATOL, bvn._FP_ATOL_REL],
                     dtype=np.float64)
 
 
@@ -251,16 +252,10 @@ def _rule_m1(h, k, H, K, rho, x, w, xs, ws, jl, clamp, buf):
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
-def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws,
-             buf):
-    """(Phi2, True) for one interior row (finite h, k, |rho| < 1) that a fast path of ``bvn_cdf``
-    takes, (0, False) for a row left to the general path: the routing of ``bvn._fast_p_route`` and
-    the values of ``bvn._fast_paths``, row by row.  ``ph``, ``pk``: Phi(h), Phi(k) if the caller has
-    them (the exact network pass has them per neuron), NaN to compute them here when needed.
-    ``buf``: room for the largest rule's node terms.  Also called from cached code of other
-    modules (``numerics.masking.pair_kernel``), which record this file's digest."""
-    clamp, negl = prm[_CLAMP], prm[_NEGL]
-    # ---- routing: bvn._fast_p_route, row by row
+def _route_terms(hi, ki, ri):
+    """The terms of ``bvn._fast_p_route`` for one row: H, K (|H| >= |K|), m = max(|h|, |k|), the
+    lower bound fr of F(rho), whether kappa = K/H is too close to rho to tell (amb), d H with
+    d = rho H - K, the minimum lo0 of F over [0, rho] and the range rng of F there."""
     ah, ak = abs(hi), abs(ki)
     sw = ah >= ak
     m, mn = max(ah, ak), min(ah, ak)
@@ -275,6 +270,33 @@ def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x4
     dH = d * H
     lo0 = 0.0 if (amb or (hi * ki * ri >= 0.0 and dH * ri >= 0.0)) else min(f0, fr)
     rng = max(f0, d * d / (2.0 * den)) - lo0
+    return H, K, m, fr, amb, dH, lo0, rng
+
+
+@numba.njit(cache=_CACHE, error_model="numpy")
+def _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, clamp, buf):
+    """The Plackett integral from 0 by the rule ``bvn._fast_p`` picks for the row's |rho| and range."""
+    if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
+        return _rule(H, K, ri, x16, w16, False, clamp, buf)
+    if arho <= prm[_RHO]:
+        return _rule(H, K, ri, x24, w24, False, clamp, buf)
+    if arho <= prm[_RHO_S1]:
+        return _rule(H, K, ri, x32, w32, True, clamp, buf)
+    return _rule(H, K, ri, x48, w48, True, clamp, buf)
+
+
+@numba.njit(cache=_CACHE, error_model="numpy")
+def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws,
+             buf):
+    """(Phi2, True) for one interior row (finite h, k, |rho| < 1) that a fast path of ``bvn_cdf``
+    takes, (0, False) for a row left to the general path: the routing of ``bvn._fast_p_route`` and
+    the values of ``bvn._fast_paths``, row by row.  ``ph``, ``pk``: Phi(h), Phi(k) if the caller has
+    them (the exact network pass has them per neuron), NaN to compute them here when needed.
+    ``buf``: room for the largest rule's node terms.  Also called from cached code of other
+    modules (``numerics.masking.pair_kernel``), which record this file's digest."""
+    clamp, negl = prm[_CLAMP], prm[_NEGL]
+    # ---- routing: bvn._fast_p_route, row by row
+    H, K, m, fr, amb, dH, lo0, rng = _route_terms(hi, ki, ri)
     arho = abs(ri)
     quad = arho <= prm[_RHO_S2] and ((m <= prm[_HMAX] and rng <= prm[_DF])
                                      or (m <= prm[_HMAX2] and rng <= prm[_DF2]))
@@ -297,14 +319,7 @@ def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x4
             ph, pk = _cdf(hi, clamp), _cdf(ki, clamp)
         base = ph * pk
         if quad:
-            if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
-                v = base + _rule(H, K, ri, x16, w16, False, clamp, buf)
-            elif arho <= prm[_RHO]:
-                v = base + _rule(H, K, ri, x24, w24, False, clamp, buf)
-            elif arho <= prm[_RHO_S1]:
-                v = base + _rule(H, K, ri, x32, w32, True, clamp, buf)
-            else:
-                v = base + _rule(H, K, ri, x48, w48, True, clamp, buf)
+            v = base + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, clamp, buf)
             if relative:
                 if base > prm[_CANCEL] * v:
                     return 0.0, False  # the subtraction would cancel: general path
@@ -337,6 +352,22 @@ def phi2_within_atol(hi, ki, ph, pk, atol, screen, clamp):
     if _cdf(-up, clamp) <= atol:
         return p_lo, True
     return 0.0, False
+
+
+@numba.njit(cache=_CACHE, error_model="numpy")
+def phi2_band_within_atol(hi, ki, ri, ph, pk, atol, prm, x16, w16, x24, w24, x32, w32, x48, w48, buf):
+    """``bvn._band_within_atol`` for one interior row that neither a fast path nor
+    :func:`phi2_within_atol` took: (Phi(h)Phi(k) + the rule from 0, clamped at 0, True) in the rule's
+    band where _FP_ATOL_REL times the integral's bound is <= atol, else (0, False)."""
+    arho = abs(ri)
+    m = max(abs(hi), abs(ki))
+    if not (m > prm[_HMAX2] and m <= prm[_HMAX_ATOL] and arho <= prm[_RHO_S2]):
+        return 0.0, False
+    H, K, m, fr, amb, dH, lo0, rng = _route_terms(hi, ki, ri)
+    if not (rng <= prm[_DF2] and prm[_ATOL_REL] * (math.asin(arho) * _INV_2PI * math.exp(-0.5 * m * m)) <= atol):
+        return 0.0, False
+    v = ph * pk + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, prm[_CLAMP], buf)
+    return max(v, 0.0), True
 
 
 @numba.njit(cache=_CACHE, nogil=True, error_model="numpy")

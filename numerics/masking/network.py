@@ -69,10 +69,16 @@ from numerics.core.montecarlo import Estimate
 _A_CLAMP = 1e8
 #: above this |rho|, q = sqrt(1 - rho^2) is recomputed from the vectors themselves
 _RHO_REFINE = 0.9
-#: the absolute error P may carry (``bvn.bvn_cdf(atol=...)``): each pair term multiplies P by at most
-#: |mu_1 mu_2| + s_1 s_2, the scale its error is judged against, so 2^-60 is below 1/256 of a unit of
-#: that rounding; it lets the pairs of a neuron that is almost surely off (or on) skip the general path
-_P_ATOL = 2.0**-60
+#: the pass's normwise accuracy contract (``numerics.masking.pair_kernel``'s docstring): the computed
+#: E_C[L_C] within CONTRACT times ``term_sizes``' loss size of the exact value, each entry of
+#: E_C[grad L_C] within CONTRACT times its gradient size; the pass's own tolerances derive from it
+CONTRACT = 64 * 2.0**-52
+#: P's share of the contract, as an absolute error (``bvn.bvn_cdf(atol=...)``): each pair term
+#: multiplies P by at most |mu_1 mu_2| + s_1 s_2, the scale its error is judged against, so
+#: CONTRACT * 2^-14 = 2^-60 is below 1/256 of a unit of that rounding; it lets the pairs of a neuron
+#: that is almost surely off (or on) skip the general path
+_P_SHARE = 2.0**-14
+_P_ATOL = CONTRACT * _P_SHARE
 #: the domain of the masked expectations: every pre-activation mean |w_r . x_i| and scale
 #: kappa ||w_r (.) x_i|| at most this, so that each pair term (at most |mu_1 mu_2| + s_1 s_2 <= 1e300)
 #: and a sum of m^2 n of them stay finite in float64 for m^2 n up to 1e8; beyond it a ValueError

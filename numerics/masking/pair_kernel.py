@@ -24,7 +24,8 @@ Per pair, by the same rules as the tensor formulation:
   twin of ``closed_form._plane``), and P from ``bvn_cdf(..., q=q)``;
 * otherwise P is ``bvn_cdf(a_1, a_2, rho, relative=False, atol=network._P_ATOL)`` row by row:
   the fast paths (``bvn_compiled.phi2_row``, with Phi(a_1), Phi(a_2) per neuron), then the atol
-  route (``bvn_compiled.phi2_within_atol``);
+  routes (``bvn_compiled.phi2_within_atol``, a one-dimensional tail; ``phi2_band_within_atol``,
+  the rule from 0 in its band 8 < max|a| <= 10);
 * the rows neither serves (the general path's rows) and the refined rows are *deferred*: the
   sweep records them, ``bvn_cdf`` evaluates them in one batch after the sweep (torch, as today),
   and :func:`_finish` adds their terms, each sample's deferred pairs after its swept ones.
@@ -46,7 +47,8 @@ G_size = m^{-1/2} sum_i ||x_i||_inf (1 + kappa)^2 S_i,
     |E_C[L_C] computed - exact| <= ``CONTRACT`` L_size,
     max_{r, j} |E_C[grad L_C]_rj computed - exact| <= ``CONTRACT`` G_size,
 
-``CONTRACT`` = 64 eps.  Why it holds: each pair term is a few eps times |mu_1 mu_2| + s_1 s_2 (the
+``CONTRACT`` = ``network.CONTRACT`` = 64 eps, from which the pass derives what it asks of each pair
+(``network._P_ATOL`` = CONTRACT 2^-14 = 2^-60, P's absolute error).  Why it holds: each pair term is a few eps times |mu_1 mu_2| + s_1 s_2 (the
 closed forms evaluated as written, Phi(b) and varphi(b) from erfc and exp), P's error is at most
 1e-14 Phi(a_1) Phi(a_2) (``relative=False``) or 2^-60 (``atol``), both below eps/16 of P's
 coefficients, and the sums are of O(m^2) terms whose absolute values sum to at most the sizes
@@ -76,7 +78,7 @@ from numerics.core import vmath as vm
 
 #: SHA-256 of the files whose compiled code this file's cached code inlines
 _DEPENDS = {
-    "bvn_compiled.py": "0e7cce1d659095dff262f6ec34cf07d411baecc1f8f22496701687f7de1e356b",
+    "bvn_compiled.py": "aece63ec8770abf2ff14c7346870864692f7afce2bbaf88b01bbb56fb66f44c7",
     "vmath.py": "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a",
 }
 
@@ -89,8 +91,6 @@ def _digests() -> dict:
 
 _CACHE = _digests() == _DEPENDS
 
-#: the normwise accuracy contract of the pass, relative to ``network.term_sizes`` (module docstring)
-CONTRACT = 64 * 2.0**-52
 #: samples below which a call is not split over threads
 _MIN_PART = 8
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -184,7 +184,7 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
            x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws, E1sum, alpha, beta, PW):
     """Samples lo <= i < hi: every pair r < r' once, its terms added where P is served here, the
     rest recorded.  Returns (count, ints (i, r1, r2, refined), floats (rho, q, n1, n2)) of the
-    deferred pairs, in sweep order, and the number of pairs the atol route served."""
+    deferred pairs, in sweep order, and the numbers of pairs the atol routes served (tail, band)."""
     m, d = W.shape
     clamp = prm[bc._CLAMP]
     buf = np.empty(max(x16.shape[0], x24.shape[0], x32.shape[0], x48.shape[0], xj.shape[0], xs.shape[0]))
@@ -195,6 +195,7 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
     flts = np.empty((cap, 4))
     cnt = 0
     natol = 0
+    nband = 0
     for i in range(lo, hi):
         acc = 0.0
         for r1 in range(m):
@@ -223,6 +224,10 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
                         if not done and atol > 0.0:
                             P, done = bc.phi2_within_atol(a1, a2, Phi[i, r1], Phi[i, r2], atol, screen, clamp)
                             natol += 1 if done else 0
+                            if not done:
+                                P, done = bc.phi2_band_within_atol(a1, a2, rho, Phi[i, r1], Phi[i, r2], atol, prm,
+                                                                   x16, w16, x24, w24, x32, w32, x48, w48, buf)
+                                nband += 1 if done else 0
                 if done:
                     acc += _add_pair(i, r1, r2, P, rho, q, n1, n2, mu, s, pdf, W, sign, want_grad,
                                      alpha, beta, PW)
@@ -238,7 +243,7 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
                 flts[cnt, 0], flts[cnt, 1], flts[cnt, 2], flts[cnt, 3] = rho, q, n1, n2
                 cnt += 1
         E1sum[i] = acc
-    return cnt, ints[:cnt].copy(), flts[:cnt].copy(), natol
+    return cnt, ints[:cnt].copy(), flts[:cnt].copy(), natol, nband
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
@@ -315,8 +320,9 @@ def moments(nr, W, a, X, y, kappa: float, *, want_grad: bool, threads: int | Non
     """(E f, E f^2, E_C[grad L_C]) as numpy arrays ((n,), (n,), (m, d)) from ``network._neurons``'
     per-neuron quantities ``nr`` and float64 CPU tensors W, a, X, y (module docstring).
     ``threads``: sweep threads (default :func:`default_threads`); the result does not depend on it.
-    ``stats``: a dict that receives the counts of pairs swept, deferred to the general path,
-    refined and served by the atol route (witnesses and benchmarks)."""
+    ``stats``: a dict that receives the counts of pairs (``pairs``), deferred (``deferred``: the
+    ``refined`` ones and the ``general`` path's), and served by the atol routes (``atol``: a tail;
+    ``band``: the rule's band) (witnesses and benchmarks)."""
     threads = default_threads() if threads is None else int(threads)
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
@@ -362,5 +368,6 @@ def moments(nr, W, a, X, y, kappa: float, *, want_grad: bool, threads: int | Non
     if stats is not None:
         refined = int((ints[:, 3] == 1).sum())
         stats.update(pairs=n * m * (m - 1) // 2, deferred=int(ints.shape[0]), refined=refined,
-                     general=int(ints.shape[0]) - refined, atol=sum(int(o[3]) for o in outs))
+                     general=int(ints.shape[0]) - refined, atol=sum(int(o[3]) for o in outs),
+                     band=sum(int(o[4]) for o in outs))
     return Ef, Ef2, grad
