@@ -109,4 +109,46 @@ NEURON_COUNTS = Statement(
         words=RD.WORDS["lemma.4.2"], readings=RD.READINGS["lemma.4.2"]),
 )
 
-STATEMENTS = (CORRELATION_TAIL, NEURON_COUNTS)
+#: Lemma 4.1's norm part: Z = ||w||^2/omega^2 ~ chi^2_d for w ~ N(0, omega^2 I_d)
+zeta = sp.Symbol("t", positive=True)
+Z_SYM = sp.Symbol(r"\|w\|^2/\omega^2", positive=True)
+LAW_W = r"w\sim\mathcal{N}(0,\,\omega^2 I_d)"
+L_SYM = sp.Symbol(r"\log(m/\delta)", positive=True)
+CHI2_BOUND = 2 * sp.exp(-d * zeta**2 / 8)
+#: the proof's choice t = sqrt(8 log(4m/delta)/d), so that the bound is delta/(2m)
+T_CHOICE = sp.sqrt(8 * sp.log(4 * m / delta) / d)
+
+NORMS = Statement(
+    id="lemma.4.1.norm",
+    ref="Lemma 4.1, its norm part (proof in Appendix A.1.1)",
+    title="the norms of the initial weights concentrate: ||w_j^(0)||^2 = omega^2 d (1 +- t) for every j",
+    kind=Kind.UPPER_BOUND,
+    params=(Param(d, sp.Range(1, sp.oo), "input dimension"),
+            Param(zeta, sp.Interval.open(0, 1), "relative deviation"),
+            Param(m, sp.Range(1, sp.oo), "width"),
+            Param(delta, sp.Interval.open(0, sp.S.Half), "failure probability")),
+    equations=(
+        Equation("tail", Expectation(Indicator(sp.Ge(sp.Abs(Z_SYM / d - 1), zeta)), LAW_W), CHI2_BOUND, "<="),
+        Equation("choice", CHI2_BOUND.subs(zeta, T_CHOICE), delta / (2 * m), "="),
+        Equation("union", Expectation(Indicator(Tex(r"\exists j\in[m]:\ |\|w_j\|^2/(\omega^2 d)-1|\ge t")), r"W^{(0)}"),
+                 delta / 2, "<="),
+        Equation("A1", T_CHOICE, sp.S.Half, "<="),
+    ),
+    assumptions=("w, w_1, ..., w_m i.i.d. N(0, omega^2 I_d), any omega > 0 (so Z = ||w||^2/omega^2 ~ chi^2_d)",
+                 "'tail' for 0 < t < 1; 'union' at t = sqrt(8 log(4m/delta)/d); 'A1' for d >= C log(m/delta) with C >= 96 "
+                 "(ours: log(4m/delta) <= 3 log(m/delta) once m/delta >= 2)"),
+    notes=("The chi-square tail is the one the proof cites from [Wai19] (Example 2.11: each one-sided tail is at most "
+           "exp(-d t^2/8) for t in (0, 1)); 'choice' and 'union' are the proof's 'by taking t = sqrt(8 log(4m/delta)/d), ... "
+           "with probability at least 1 - delta/2m' and 'a union bound over j in [m] ... with probability at least 1 - delta/2'. "
+           "With t <= 1/2 every ||w_j^(0)||^2 lies in [omega^2 d/2, 3 omega^2 d/2]. The restriction t < 1 matters: for large t "
+           "the upper tail of chi^2_d is only exponential in t (reading all-t fails)."),
+    provenance=reconstructed(
+        "Appendix A.1.1, proof of Lemma 4.1: 'there are i.i.d. z_i ~ N(0,1) such that [lost]. By concentration of the chi^2 "
+        "distribution [Wai19, see,], for any t in (0,1), [lost]. In particular, by taking t = sqrt(8 log(4m/delta)/d), we have "
+        "that for fixed j in [m], with probability at least 1 - delta/2m, [lost] where we have used Assumption (A1) ... implies "
+        "t <= 1/2. Applying a union bound over j in [m] shows that the bound on the norms at initialization holds over all j "
+        "with probability at least 1 - delta/2'; and Section 4.1's 'concentration results on the norm of the random weights'",
+        words=RD.WORDS["lemma.4.1.norm"], readings=RD.READINGS["lemma.4.1.norm"]),
+)
+
+STATEMENTS = (CORRELATION_TAIL, NORMS, NEURON_COUNTS)

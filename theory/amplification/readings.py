@@ -20,6 +20,10 @@ WORDS: dict[str, str] = {
     "prose.bayes": "'in the setting with no label noise eta = 0, the optimal test error achievable is o_n(1)'",
     "lemma.4.1.p": ("'let z ~ N(0,1) denote a standard normal random variable. Denote by p the probability [lost]. "
                     "By anti-concentration of the Gaussian, we have [lost]'"),
+    "lemma.4.1.norm": ("'By concentration of the chi^2 distribution [Wai19, see,], for any t in (0,1), [lost]. In particular, "
+                       "by taking t = sqrt(8 log(4m/delta)/d), we have that for fixed j in [m], with probability at least "
+                       "1 - delta/2m, [lost] ... Applying a union bound over j in [m] shows that the bound on the norms at "
+                       "initialization holds over all j with probability at least 1 - delta/2'"),
     "lemma.4.2": ("'For any absolute constant C_0 > 1, if C is sufficiently large, with probability at least 1 - delta "
                   "... there exist sets of neurons J_{+mu_1}, J_{-mu_1}, J_{+mu_2}, J_{-mu_2} [lost]. In particular, J "
                   "satisfies |J| >= m(1 - 1/C_0)^2'; Section 4.2 '|J_mu| >= (m/4)(1 - 1/C_0)^2'; Section 4 'a "
@@ -81,6 +85,11 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         R("large-d", "p = P(<w/||w||, mu> >= c/sqrt d) >= 1/2 - c/sqrt(2 pi) for c >= 0 once d is large", 1),
         R("every-d", "p >= 1/2 - c/sqrt(2 pi) for every c >= 0 and every d >= 2", 2),
         R("gaussian-tail", "p >= P(z >= c) = 1 - Phi(c), z ~ N(0,1) (the Gaussian tail itself) for every c >= 0, d >= 2", 3),
+    ),
+    "lemma.4.1.norm": (
+        R("two-sided", "P(|chi^2_d/d - 1| >= t) <= 2 exp(-d t^2/8) for 0 < t < 1, every d >= 1 (the cited [Wai19] bound)", 1),
+        R("one-sided", "each tail, P(chi^2_d/d - 1 >= t) and P(chi^2_d/d - 1 <= -t), at most exp(-d t^2/8) for 0 < t < 1", 2),
+        R("all-t", "the two-sided bound for every t > 0, not only t < 1", 3),
     ),
     "lemma.4.2": (
         R("union", "with probability >= 1 - delta, |J| >= m (1 - 1/C_0)^2 (the printed 'In particular')", 1),
