@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from numerics.core import errata, registry
+from numerics.core import errata, nodeids, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKS = registry.select(None)
@@ -42,6 +42,9 @@ class Collected:
     raises: str | None = None
     #: the test file (a node id is relative to the repository only for a pack inside it)
     path: Path | None = None
+    #: every name an erratum may list it by (``numerics.core.nodeids.forms``): its node id and, for a
+    #: distribution's test, the path relative to the distribution's root; empty: the node id alone
+    names: frozenset[str] = frozenset()
 
 
 class _Marks:
@@ -64,13 +67,17 @@ class _Marks:
                     reason = str(mark.kwargs.get("reason", ""))
                     raises = getattr(mark.kwargs.get("raises"), "__name__", None)
             statements = frozenset(s for m in item.iter_markers("statement") for s in m.args)
-            self.items.append(Collected(item.nodeid, reason, statements, raises, Path(item.path).resolve()))
+            path = Path(item.path).resolve()
+            rest = item.nodeid.partition("::")[1] + item.nodeid.partition("::")[2]
+            self.items.append(Collected(nodeids.runnable(path, rest), reason, statements, raises, path,
+                                        frozenset(nodeids.forms(path, rest))))
 
 
 @pytest.fixture(scope="module")
 def collected() -> dict[str, list[Collected]]:
-    """Every pack's witnesses as collected by pytest (all tiers), node ids relative to the
-    repository: ``{pack id: [Collected]}``."""
+    """Every pack's witnesses as collected by pytest (all tiers), node ids as a user runs them
+    (``numerics.core.nodeids``: relative to the repository for its packs, importable for a
+    distribution's): ``{pack id: [Collected]}``."""
     marks = _Marks()
     dirs = {p.id: Path(p.verify_dir).resolve() for p in PACKS}
     code = pytest.main(["--collect-only", "-p", "no:cacheprovider", "-p", "no:terminal", "-o", "addopts=",
@@ -85,8 +92,10 @@ def collected() -> dict[str, list[Collected]]:
 
 def _matches(test: str, c: Collected) -> bool:
     """A listed test stands for the node id itself and, without ``[params]``, for all its
-    parametrizations."""
-    return c.nodeid == test or ("[" not in test and c.nodeid.split("[")[0] == test)
+    parametrizations; a distribution's test may be listed by any of its names (``Collected.names``:
+    importable, ``module::test``, or relative to the distribution's root)."""
+    names = c.names or {c.nodeid}
+    return test in names or ("[" not in test and test in {n.split("[")[0] for n in names})
 
 
 def xfail_problems(pack_id: str, items: list[Collected], entries: dict[str, errata.Erratum]) -> list[str]:
@@ -287,9 +296,10 @@ def test_claims_catch_a_wrong_number():
 def test_pytest_reproducers_pass_reporting_the_entrys_xfails(entry):
     """Each ``pytest`` reproducer line, run as a command, passes (exit 0 or 5: nothing selected is
     not allowed) and reports xfails citing the entry, and no XPASS."""
-    for argv in pytest_commands(entry):
+    pack = registry.get(entry.pack)
+    for argv in pytest_commands(entry):  # from where the pack's commands run (errata.runs_from)
         run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *argv[1:]],
-                             cwd=ROOT, capture_output=True, text=True, timeout=1800)
+                             cwd=errata.home(pack), capture_output=True, text=True, timeout=1800)
         out = run.stdout + run.stderr
         assert run.returncode == 0, f"{' '.join(argv)}: exit {run.returncode}\n{out[-3000:]}"
         assert "XPASS" not in out

@@ -12,10 +12,12 @@ import math
 import os
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from numerics.core import nodeids
 from theory.core.io import atomic_write
 
 #: the paper-reference column of the terminal table is cut to this width (the JSON has it whole)
@@ -85,12 +87,15 @@ class Row:
 class _Collector:
     """Folds pytest's reports into ``WitnessResult``s.  The statement and witness of each test
     travel in its report's ``user_properties`` (``verify.plugin``), so this works the same
-    with xdist workers; ``pack_of`` maps a test's node id to its pack."""
+    with xdist workers; ``pack_of`` maps a test's node id to its pack, ``name`` to the id a user
+    types (``numerics.core.nodeids``: relative to the repository root, or ``--pyargs``-importable
+    for a distribution's test), which is the id every result carries."""
 
-    def __init__(self, progress: bool, pack_of):
+    def __init__(self, progress: bool, pack_of, name=lambda nodeid: nodeid):
         self.results: list[WitnessResult] = []
         self.progress = progress
         self.pack_of = pack_of
+        self.name = name
         self.bar = None
         self.collected = 0
 
@@ -114,7 +119,8 @@ class _Collector:
         """A file that does not even import is a failure of every witness in it: shown, not lost."""
         if report.failed:
             msg = str(report.longrepr).strip().splitlines()[-1][:300] if report.longrepr else "collection failed"
-            self.results.append(WitnessResult(report.nodeid or "(collection)", "(unmarked)", "other", "error", 0.0,
+            self.results.append(WitnessResult(self.name(report.nodeid) if report.nodeid else "(collection)",
+                                              "(unmarked)", "other", "error", 0.0,
                                               message=f"collection failed: {msg}"))
 
     def pytest_runtest_logreport(self, report):
@@ -144,7 +150,7 @@ class _Collector:
             msg = str(getattr(report.longrepr, "reprcrash", None) or report.longrepr).splitlines()[-1][:300]
         for st in ids:
             qualified = st if pack is None or st == "(unmarked)" else pack.paper.qualify(st)
-            self.results.append(WitnessResult(report.nodeid, qualified, wi, outcome, report.duration,
+            self.results.append(WitnessResult(self.name(report.nodeid), qualified, wi, outcome, report.duration,
                                               props.get("error"), props.get("digits"), props.get("ratio"),
                                               props.get("detail"), msg, props.get("judged"),
                                               tuple(reading) if reading else None, props.get("supported")))
@@ -199,7 +205,7 @@ def run(packs=None, deep: bool = False, select: str | None = None, progress: boo
     if select:
         args += ["-k", select]
     args += list(extra_args)
-    collector = _Collector(progress, pack_of)
+    collector = _Collector(progress, pack_of, partial(nodeids.from_root, root))
     code = pytest.main(args, plugins=[collector])
     return int(code), collector.results
 
@@ -226,8 +232,9 @@ def table(results: list[WitnessResult], packs=None) -> list[Row]:
 class _Inventory:
     """Collects (without running) every marked witness test and the tier its markers put it in."""
 
-    def __init__(self, pack_of):
+    def __init__(self, pack_of, name=lambda nodeid: nodeid):
         self.pack_of = pack_of
+        self.name = name  # the runnable id of a node id (``numerics.core.nodeids``)
         self.items: list[tuple[str, str, str, str]] = []  # (qualified statement, witness, tier, node id)
 
     def pytest_collection_finish(self, session):
@@ -242,7 +249,7 @@ class _Inventory:
             pack = self.pack_of(item.nodeid)
             for st in ids:
                 qualified = st if pack is None else pack.paper.qualify(st)
-                self.items.append((qualified, wi.args[0], tier, item.nodeid))
+                self.items.append((qualified, wi.args[0], tier, self.name(item.nodeid)))
 
 
 def _pack_locator(chosen):
@@ -264,10 +271,12 @@ def _pack_locator(chosen):
 
 def inventory(packs) -> list[tuple[str, str, str, str]]:
     """Every evidential-or-not witness test of ``packs`` in every tier, collected without
-    running (a few seconds): (qualified statement, witness, tier, node id).  Refuting tests
+    running (a few seconds): (qualified statement, witness, tier, node id), the node id as a user
+    runs it (``numerics.core.nodeids.runnable``: from the repository root for a pack inside it,
+    ``pytest --pyargs`` for a distribution's).  Refuting tests
     of a reading are left out: they are no witness for the statement."""
     dirs, root, pack_of = _pack_locator(list(packs))
-    inv = _Inventory(pack_of)
+    inv = _Inventory(pack_of, partial(nodeids.from_root, root))
     args = [*map(str, dirs.values()), "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:terminal",
             "-p", "no:xdist", "-o", "addopts=", "--collect-only"]
     code = pytest.main(args, plugins=[inv])

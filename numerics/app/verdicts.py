@@ -148,15 +148,19 @@ def _covering(run, errata) -> list:
 
 
 def _where(where: str, what: list[str]) -> str:
-    """One place that checks a statement, as a command to type: 'slow tier: pytest 'NODE' -m
-    slow (+2 more)', a campaign's ``maskverify fuzz`` line, or the declared ``checked_in``."""
+    """One place that checks a statement, as a command to type from where its pack lives: 'slow
+    tier: pytest 'NODE' -m slow (+2 more)' (``pytest --pyargs 'MODULE::TEST'`` for a
+    distribution's test: ``numerics.core.nodeids``), a campaign's ``maskverify fuzz`` line, or the
+    declared ``checked_in``."""
     more = f" (+{len(what) - 1} more)" if len(what) > 1 else ""
     if where == "declared":
         return what[0]
     if where == "campaign":
         return f"campaign: {what[0]}{more}"
     marker = where.split()[0]  # "slow tier" -> -m slow
-    return f"{where}: pytest '{what[0]}' -m {marker}{more}"
+    from numerics.core.nodeids import command  # 'pytest --pyargs ...' for a distribution's test
+
+    return f"{where}: {command(what[0], '-m', marker)}{more}"
 
 
 def judge(statement, results: Sequence, *, errata: Iterable = (), campaigns: Sequence = (),

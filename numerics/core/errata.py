@@ -170,7 +170,9 @@ def _entry(pack, path: Path, index: int, raw) -> Erratum:
         fail(f"unknown statement(s) {', '.join(strangers)} (short ids of pack {pack.id!r})")
     bad_tests = [t for t in values.get("tests", ()) if "::" not in t or Path(t.split("::")[0]).is_absolute()]
     if bad_tests:
-        fail(f"test(s) {', '.join(bad_tests)} are not pytest node ids relative to the repository")
+        fail(f"test(s) {', '.join(bad_tests)} are not pytest node ids that run from where the pack lives "
+             "(path/test_x.py::test relative to the repository, or for a distribution module.test_x::test "
+             "or relative to its root: numerics.core.nodeids)")
     campaigns = {c.id: c for c in getattr(pack, "campaigns", ())}
     for cover in values.get("covers", ()):
         c = campaigns.get(cover.campaign)
@@ -249,10 +251,34 @@ def _bullet(label: str, text: str, note: str | None = None) -> str:
     return f"- **{label}**{f' ({note})' if note else ''}: " + _indent(text).lstrip()
 
 
-def entry_markdown(e: Erratum, level: int = 2) -> str:
+def home(pack) -> Path:
+    """The folder a pack's commands run from: this repository's root for a pack inside it, the
+    distribution's root (the folder above its top-level package, where ``pip install -e .`` ran)
+    for one of its own."""
+    from . import nodeids
+
+    folder = Path(pack.verify_dir).resolve()
+    if nodeids.in_repository(folder):
+        return nodeids.REPOSITORY
+    return nodeids.package_root(folder / "__init__.py") or folder
+
+
+def runs_from(pack) -> str:
+    """Where the reproducers of ``pack`` run, as the errata say it: "the repository root" (a pack
+    of this repository), or, for a distribution, its root (``pytest --pyargs`` lines run from
+    any folder)."""
+    from . import nodeids
+
+    if pack is None or nodeids.in_repository(pack.verify_dir):
+        return "the repository root"
+    return "the distribution's root; `pytest --pyargs` lines from any folder"
+
+
+def entry_markdown(e: Erratum, level: int = 2, where: str = "the repository root") -> str:
     """One entry as Markdown: a heading of ``level`` (``E4. title``), then one bullet per field
     in the order statements, paper, wrong, counterexample, further sections, consequence,
-    reproduce (a fenced shell block), tests.  The report embeds this too."""
+    reproduce (a fenced shell block, run from ``where``: ``runs_from(pack)``), tests.  The report
+    embeds this too."""
     lines = [f"{'#' * level} {e.id}. {e.title}", "",
              "- **Statements**: " + ", ".join(f"`{e.pack}:{s}`" for s in e.statements),
              _bullet("Paper", e.paper, e.where), _bullet("Wrong", e.wrong)]
@@ -262,8 +288,7 @@ def entry_markdown(e: Erratum, level: int = 2) -> str:
     if e.consequence:
         lines.append(_bullet("Consequence", e.consequence))
     if e.reproduce:
-        block = ["- **Reproduce** (from the repository root):", "", "  ```sh", *(f"  {c}" for c in e.reproduce),
-                 "  ```"]
+        block = [f"- **Reproduce** (from {where}):", "", "  ```sh", *(f"  {c}" for c in e.reproduce), "  ```"]
         if e.reproduce_note:
             block += ["", "  " + _indent(e.reproduce_note).lstrip()]
         lines.append("\n".join(block))
@@ -292,7 +317,7 @@ def render_markdown(pack, errata: list[Erratum]) -> str:
         "so that the pack's witnesses stay green while the finding stays visible in `maskverify check` "
         "(cells read `finding N`).",
     ]
-    return "\n".join(head) + "\n" + "".join("\n" + entry_markdown(e) for e in errata)
+    return "\n".join(head) + "\n" + "".join("\n" + entry_markdown(e, where=runs_from(pack)) for e in errata)
 
 
 def main(argv: list[str] | None = None) -> int:
