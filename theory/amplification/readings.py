@@ -58,6 +58,10 @@ WORDS: dict[str, str] = {
                         "||x_i|| <= sqrt 2, we have, [(45) lost] As we have shown <w_j^(t), mu_2> >= alpha|a_j|, this implies "
                         "<w_j^(t+1), mu_2> in [(1-2) alpha|a_j|, alpha|a_j|), and thus the inequality |<w_j^(t+1), mu_2>| <= "
                         "3 alpha|a_j| holds as desired'"),
+    "prose.simple": ("'nearly every neuron in the neural network will become highly correlated to one of the four cluster "
+                     "means {+-mu_1, +-mu_2} so that the neural network essentially acts as the low-complexity classifier "
+                     "x -> sgn(|<mu_1,x>| - |<mu_2,x>|)'"),
+    "prose.growth": "'(1) its norm increases throughout training, so that the network relies more upon this neuron'",
     "thm.3.1": ("'by running gradient descent with step-size alpha for T = 1 + 1/(4 alpha) iterations, with "
                 "probability at least 1 - 4 delta ... we have,' [lost]; 'accurately classifies every clean sample, and "
                 "incorrectly classifies every noisy sample, and achieves population risk close to the noise rate eta'; "
@@ -152,6 +156,17 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         R("conclusion", "from 1 <= v_t <= 3 one step gives v_t - 2 <= v_{t+1} < v_t, hence |v_{t+1}| <= 3 (the step's "
                         "conclusion, with (45) read as a move of at most 2 alpha|a_j|)", 1),
         R("printed-interval", "v_{t+1} < 1 as well: the printed interval [(1-2) alpha|a_j|, alpha|a_j|)", 2),
+    ),
+    "prose.simple": (
+        R("nearly-every", "at T, >= 90 % of the neurons have normalised correlation >= 1/2 with +-mu_s of their class, and sgn f "
+                          "disagrees with sgn(|<mu_1,x>| - |<mu_2,x>|) on <= 1 % of fresh clean draws", 1),
+        R("every", "the same for every neuron (correlation >= 1/2 for all j)", 2),
+        R("any-init", "the same without (A6), at the standard initialisation omega = 1/sqrt(d)", 3),
+    ),
+    "prose.growth": (
+        R("to-T", "||w_j^(t+1)|| > ||w_j^(t)|| for every j in J and t = 0..T-1", 1),
+        R("through-4T", "the same for t = 0..4T-1 (training past the early stop)", 2),
+        R("any-init", "the same without (A6), at the standard initialisation omega = 1/sqrt(d)", 3),
     ),
     "thm.3.1": (
         R("fit", "with probability >= 1 - 4 delta, every clean training sample right and every noisy one wrong at T", 1),
