@@ -357,3 +357,93 @@ def test_cli_writes_a_report_from_a_selection(tmp_path, monkeypatch, capsys):
     assert data["generated"]["command"].startswith("maskverify report --paper masking --out ")
     assert re.search(r"wrote .*report\.html", capsys.readouterr().out)
     assert exported == [([pack.paper], out / "latex")]
+
+
+# ---------------------------------------------------------------------------------------
+# Figures drawn from task records; the time of each phase
+# ---------------------------------------------------------------------------------------
+
+def _square(params):
+    """A task of the execution layer (module level: importable by a worker)."""
+    return {"square": params["x"] ** 2}
+
+
+def _from_records(out_dir, quick, progress, seed=0, records=None):
+    """A planted figure whose experiment is three tasks, run through the records it is given."""
+    from numerics.core import execution
+
+    got = execution.run(_square, [{"x": x} for x in range(3)], records.engine, store=records.store,
+                        resume=records.resume, progress=False)
+    return [atomic_write(out_dir / "squares.txt", json.dumps(got))]
+
+
+def _records_pack(committed):
+    return dataclasses.replace(OTHER, records=committed,
+                               figures=(Figure("squares", "drawn from task records", _from_records, records=True),))
+
+
+def test_a_figure_is_drawn_from_the_committed_records_of_this_code_version(tmp_path, monkeypatch):
+    """First computed (its records written under the report's records/<pack>/), then, with those
+    records committed as the pack's, drawn from them with their provenance (version, when, where)
+    in the outcome, the terminal line and report.md; --rerun and another code version compute."""
+    import platform
+    import shutil
+
+    from numerics.core import execution
+
+    committed = tmp_path / "committed"
+    [fig] = [f for f in report.figures_of(_records_pack(committed)) if f.name == "squares"]
+    serial = execution.Engine(workers=0)
+    first = report.draw_figures([fig], tmp_path / "r1", progress=False, engine=serial)[0]
+    assert first.status == "ok", first.error
+    assert (first.records["source"], first.records["computed"]) == ("computed", 3)
+    shutil.copytree(tmp_path / "r1" / report.RECORDS_DIR / "other", committed)
+
+    said = []
+    second = report.draw_figures([fig], tmp_path / "r2", progress=False, engine=serial, say=said.append)[0]
+    rec = second.records
+    assert (rec["source"], rec["computed"], rec["committed"]) == ("stored records", 0, str(committed.resolve()))
+    assert rec["stored"]["records"] == 3 and rec["stored"]["hosts"] == [platform.node()]
+    assert rec["stored"]["versions"] == [execution.closure_version(_square)] and rec["stored"]["finished"]
+    assert json.loads((tmp_path / "r2" / "figures" / "other" / "squares.txt").read_text()) == [
+        {"square": 0}, {"square": 1}, {"square": 4}]
+    line = report.records_line(rec)
+    assert line.startswith("Drawn from 3 task records stored for this code version") and line in said[0]
+    payload = report.assemble([OTHER], 0, [], figures=[second], errata={OTHER.id: []}, inventory=[])
+    assert line in report.render_markdown(payload)
+
+    rerun = report.draw_figures([fig], tmp_path / "r3", progress=False, engine=serial, rerun=True)[0]
+    assert (rerun.records["source"], rerun.records["computed"], rerun.records["rerun"]) == ("computed", 3, True)
+    monkeypatch.setattr(execution, "closure_version", lambda fn, within=None: "0.1.0+closure-edited")
+    stale = report.draw_figures([fig], tmp_path / "r4", progress=False, engine=serial)[0]
+    assert (stale.records["source"], stale.records["computed"]) == ("computed", 3)
+    assert len(list(committed.glob("*.json"))) == 3  # a read-only store is never written
+
+
+def test_a_pack_without_campaigns_has_no_fuzzing_figure():
+    bare = dataclasses.replace(OTHER, campaigns=(), errata=ROOT / "no-such-errata.toml")
+    assert [f.name for f in report.figures_of(bare)] == ["tiny", "broken"]
+
+
+def test_the_report_says_each_phase_and_its_time_under_no_progress(tmp_path, monkeypatch, capsys):
+    """``--no-progress`` turns the bars off, not the phases: one line per phase (witnesses,
+    campaigns, each figure, figures, inventory, latex) with its time on stderr, and the report's
+    three files say how long each took."""
+    import theory.core.latex
+
+    monkeypatch.setattr(checkrun, "run", lambda *a, **kw: (0, synthetic_results()[:3]))
+    monkeypatch.setattr(checkrun, "inventory", lambda packs: [])
+    monkeypatch.setattr(theory.core.latex, "export_all", lambda papers, out: [])
+    out = tmp_path / "rep"
+    assert cli.main(["report", "--paper", PACK.id, "--out", str(out), "--fuzz-examples", "0",
+                     "--figures", "fig1a", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    for phase in ("witnesses", "campaigns", f"figure {PACK.id}:fig1a", "figures", "inventory", "latex"):
+        assert re.search(rf"^maskverify report: {re.escape(phase)}: .* in \d+\.\d s", err, re.M), (phase, err)
+    data = json.loads((out / "report.json").read_text())
+    phases = data["generated"]["phases"]
+    assert [p["phase"] for p in phases] == ["witnesses", "campaigns", "figures", "inventory", "latex"]
+    assert [f["figure"] for f in phases[2]["figures"]] == [f"{PACK.id}:fig1a"]
+    assert data["generated"]["elapsed_s"] == pytest.approx(sum(p["seconds"] for p in phases), abs=0.2)
+    assert "## Time per phase" in (out / "report.md").read_text()
+    assert 'id="phases"' in (out / "report.html").read_text()

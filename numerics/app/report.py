@@ -21,6 +21,7 @@ errata data) and when pytest could not run the witnesses.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import platform
@@ -132,12 +133,16 @@ class FigureUnavailable(Exception):
 @dataclass(frozen=True)
 class ReportFigure:
     """One figure of the report: a pack's ``Figure`` or its fuzzing plot.
-    ``produce(out_dir, quick, progress, seed=...) -> [paths]`` (PNG first)."""
+    ``produce(out_dir, quick, progress, seed=...) -> [paths]`` (PNG first); ``records``: it also
+    takes ``records=`` (``Figure.records``), drawn from ``committed`` (the pack's
+    ``PaperPack.records``) where stored."""
 
     pack: str
     name: str
     caption: str
     produce: Callable[..., list[Path]]
+    records: bool = False
+    committed: Path | None = None
 
     @property
     def qualified(self) -> str:
@@ -214,8 +219,11 @@ def figures_of(pack, runs: Sequence[CampaignRun] = ()) -> list[ReportFigure]:
     caption = ("Fuzzing tightness: for every campaign of the paper, the ratio lhs/rhs of each judged example "
                "in search order (Hypothesis pushes it up with target()), its running maximum, the failure "
                "threshold, and the shrunk counterexample where the inequality failed.")
-    return ([ReportFigure(pack.id, f.name, f.caption, f.produce) for f in pack.figures]
-            + [ReportFigure(pack.id, FUZZ_FIGURE, caption, partial(_fuzz_plot, mine))])
+    own = [ReportFigure(pack.id, f.name, f.caption, f.produce, getattr(f, "records", False),
+                        getattr(pack, "records", None)) for f in pack.figures]
+    if not pack.campaigns:  # no campaign, no tightness plot (rather than a 'not available' one)
+        return own
+    return own + [ReportFigure(pack.id, FUZZ_FIGURE, caption, partial(_fuzz_plot, mine))]
 
 
 def select_figures(packs, names: Sequence[str] | None) -> set[str] | None:
@@ -241,7 +249,8 @@ def select_figures(packs, names: Sequence[str] | None) -> set[str] | None:
 class FigureOutcome:
     """What a figure's producer gave: ``status`` "ok" (``files``, relative to the report's
     folder), "unavailable" (nothing to draw: ``error`` says why) or "failed" (it raised:
-    ``error``)."""
+    ``error``); ``records``: for a figure drawn from task records, where they came from
+    (``execution.Records.summary``: stored for this code version and committed, or computed)."""
 
     paper: str
     name: str
@@ -250,12 +259,42 @@ class FigureOutcome:
     files: list[str]
     error: str | None
     seconds: float
+    records: dict | None = None
+
+
+RECORDS_DIR = "records"
+"""Where a report writes the task records it computes (``records/<pack>/``, an execution store):
+what to copy into a pack's ``PaperPack.records`` folder to refresh the committed ones."""
+
+
+def records_line(rec: dict | None) -> str:
+    """How a figure's records were obtained, one sentence (report.md, report.html, the terminal)."""
+    if not rec:
+        return ""
+    st = rec["stored"]
+    when = (f"finished {st['finished'][0]}" + (f" to {st['finished'][1]}" if st["finished"][1] != st["finished"][0]
+                                                else "") if st.get("finished") else "finished at an unrecorded time")
+    stored = (f"{st['records']} task records stored for this code version ({', '.join(st['versions'])}), {when} "
+              f"on {', '.join(st['hosts'])}, {st['compute_s']:g} s of compute, from {rec['committed']}"
+              if st["records"] else "")
+    computed = f"{rec['computed']} task(s) computed now (records in {rec['written_to']})" if rec["computed"] else ""
+    reused = f"{rec['reused']} taken from this report's own records" if rec.get("reused") else ""
+    if rec.get("rerun"):
+        return "Recomputed (--rerun): " + (computed or reused or "nothing to compute") + "."
+    return "Drawn from " + "; ".join(x for x in (stored, reused, computed) if x) + "." if (stored or reused) \
+        else "Computed: " + (computed or "no task records") + (" (no records committed for this code version)"
+                                                              if rec.get("committed") else "") + "."
 
 
 def draw_figures(figures: Sequence[ReportFigure], out_dir, *, quick: bool = True, progress: bool = True,
-                 seed: int = 0) -> list[FigureOutcome]:
+                 seed: int = 0, rerun: bool = False, say: Callable[[str], None] | None = None,
+                 engine=None) -> list[FigureOutcome]:
     """Call every figure's producer with ``out_dir/figures/<pack>`` (created); a producer
-    that has nothing to draw or raises is recorded in the figure's place, never hidden."""
+    that has nothing to draw or raises is recorded in the figure's place, never hidden.  A
+    figure with ``records`` is given an ``execution.Records`` that reads the pack's committed
+    records (unless ``rerun``) and writes what it computes under ``out_dir/records/<pack>``
+    (``engine``: where those tasks run, default a local cluster started only if one is needed).
+    ``say`` is told one line per figure as it is done, with its time."""
     from tqdm import tqdm
 
     out = Path(out_dir)
@@ -264,16 +303,25 @@ def draw_figures(figures: Sequence[ReportFigure], out_dir, *, quick: bool = True
         fig_dir = out / FIGURES_DIR / f.pack
         fig_dir.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        files, error, status = [], None, "ok"
+        files, error, status, rec = [], None, "ok", None
         try:
-            files = [_relative(Path(p), out) for p in f.produce(fig_dir, quick, progress, seed=seed)]
+            kw = {}
+            if f.records:
+                rec = execution.Records.for_report(out / RECORDS_DIR / f.pack, f.committed, rerun=rerun,
+                                                   engine=engine)
+                kw["records"] = rec
+            files = [_relative(Path(p), out) for p in f.produce(fig_dir, quick, progress, seed=seed, **kw)]
         except FigureUnavailable as exc:
             status, error = "unavailable", str(exc)
         except Exception as exc:  # a producer's bug is reported in the figure's place
             status = "failed"
             error = f"{type(exc).__name__}: {exc}\n" + "".join(traceback.format_tb(exc.__traceback__)[-3:])
+        summary = rec.summary() if rec is not None else None
         outcomes.append(FigureOutcome(f.pack, f.qualified, f.caption, status, files, error,
-                                      time.perf_counter() - t0))
+                                      time.perf_counter() - t0, summary))
+        if say is not None:
+            how = records_line(summary)
+            say(f"figure {f.qualified}: {status} in {outcomes[-1].seconds:.1f} s" + (f"; {how}" if how else ""))
     return outcomes
 
 
@@ -322,10 +370,12 @@ def _row_json(row: checkrun.Row, pack, results: list, runs: Sequence[CampaignRun
     }
 
 
-def erratum_json(e: errata_data.Erratum) -> dict:
+def erratum_json(e: errata_data.Erratum, pack=None) -> dict:
     """An erratum's fields, its qualified id and its Markdown (``entry_markdown``, level 4: the
-    report's heading depth), which report.md and report.html show."""
-    return {**asdict(e), "qualified": e.qualified, "markdown": errata_data.entry_markdown(e, level=4)}
+    report's heading depth, its reproducers run from where ``pack`` lives: ``errata.runs_from``),
+    which report.md and report.html show."""
+    return {**asdict(e), "qualified": e.qualified,
+            "markdown": errata_data.entry_markdown(e, level=4, where=errata_data.runs_from(pack))}
 
 
 def summary(code: int, results: list, rows: list[dict], campaigns: list[dict], n_errata: int,
@@ -361,8 +411,9 @@ def summary(code: int, results: list, rows: list[dict], campaigns: list[dict], n
 # Provenance
 # ---------------------------------------------------------------------------------------
 
-def versions() -> dict:
-    """Python, the platform, and the installed versions of the packages the suite uses."""
+def versions(packs=()) -> dict:
+    """Python, the platform, the installed versions of the packages the suite uses, and of the
+    distribution of every pack of ``packs`` that is not maskverify's own (a user's paper)."""
     from importlib import metadata
 
     out = {"python": sys.version.split()[0], "platform": platform.platform()}
@@ -371,6 +422,11 @@ def versions() -> dict:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = None
+    ids = {p.id for p in packs}
+    for ep in metadata.entry_points(group="maskverify.papers"):
+        dist = getattr(ep, "dist", None)
+        if ep.name in ids and dist is not None and dist.name not in out:
+            out[dist.name] = dist.version
     return out
 
 
@@ -425,7 +481,7 @@ def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (
             "summary": {**summary(code, mine, pack_rows, campaigns, len(found), figs), "coverage": cov["counts"]},
             "coverage": cov,
             "statements": pack_rows, "fuzz": campaigns,
-            "errata": [erratum_json(e) for e in found], "figures": [asdict(f) for f in figs],
+            "errata": [erratum_json(e, pack) for e in found], "figures": [asdict(f) for f in figs],
         })
     others = [_row_json(row, None, results, (), ()) for row in rows if row.statement not in placed]
     all_rows = [r for p in papers_out for r in p["statements"]] + others
@@ -444,31 +500,87 @@ def assemble(packs, code: int, results: list, *, runs: Sequence[CampaignRun] = (
     }
 
 
+def say(line: str) -> None:
+    """One line of the report's progress on stderr, whatever ``--no-progress`` says (bars are
+    what it turns off): each phase when it starts and, with its time, when it ends."""
+    print(f"maskverify report: {line}", file=sys.stderr, flush=True)
+
+
+class Phases:
+    """The report's phases and how long each took: ``with phases("witnesses"): ...`` says the
+    phase's start and end (``say``) and records ``{"phase", "seconds"}`` plus what the block adds
+    to ``detail``."""
+
+    def __init__(self, tell: Callable[[str], None] | None = say):
+        self.done: list[dict] = []
+        self.tell = tell or (lambda line: None)
+
+    @contextlib.contextmanager
+    def __call__(self, name: str, start: str | None = None):
+        detail: dict = {}
+        self.tell(start or f"{name}...")
+        t0 = time.perf_counter()
+        try:
+            yield detail
+        finally:
+            secs = time.perf_counter() - t0
+            self.done.append({"phase": name, "seconds": round(secs, 1), **detail})
+            self.tell(f"{name}: {detail.get('line', 'done')} in {secs:.1f} s")
+
+    def add(self, name: str, seconds: float, **detail) -> None:
+        self.done.append({"phase": name, "seconds": round(seconds, 1), **detail})
+
+
 def build(packs, out_dir, *, deep: bool = False, select: str | None = None, fuzz_examples: int | None = None,
           seed: int = 0, quick: bool = True, figures: set[str] | None = None, errata: dict | None = None,
-          command: str | None = None, progress: bool = True, workers: int | None = None) -> dict:
+          command: str | None = None, progress: bool = True, workers: int | None = None, rerun: bool = False,
+          phases: Phases | None = None) -> dict:
     """Load the packs' errata unless given (``{pack id: [Erratum]}``; first, so that invalid
     data is a ``ValueError`` before any long run), run their witnesses (``checkrun.run(packs, deep, select)``), their fuzz campaigns
     (``fuzz_examples`` each, None the campaigns' defaults, 0 none; seeded with ``seed``), draw
     their figures (``figures``: qualified names, None all; ``quick`` the reduced sizes) into
     ``out_dir/figures/<pack>``; return the payload.  ``workers``: the witnesses' worker
-    processes (None: ``checkrun``'s default, every core).  Raises ``CatalogueError`` when pytest
-    could not run the witnesses (exit code 2, 3 or 4)."""
+    processes (None: ``checkrun``'s default, every core).  ``rerun``: figures drawn from task
+    records (``Figure.records``) recompute every task instead of taking the pack's committed
+    records.  ``phases`` records each phase's time (and says it as it goes: ``say``); the payload
+    holds them as ``generated.phases``.  Raises ``CatalogueError`` when pytest could not run the
+    witnesses (exit code 2, 3 or 4)."""
     t0 = time.perf_counter()
     started = datetime.now(timezone.utc)
+    phases = Phases() if phases is None else phases
     found = errata if errata is not None else {pack.id: errata_data.load(pack) for pack in packs}
-    code, results = checkrun.run(packs, deep=deep, select=select, progress=progress, workers=workers)
+    with phases("witnesses", "witnesses: running every pack's " + ("tiers" if deep else "default tier")
+                + " (pytest)...") as d:
+        code, results = checkrun.run(packs, deep=deep, select=select, progress=progress, workers=workers)
+        tests = len({r.nodeid for r in results})
+        d.update(line=f"{tests} witness tests, pytest exit code {code}", tests=tests)
     if code in (2, 3, 4):
         raise CatalogueError(f"pytest could not run the witnesses (exit code {code})")
-    runs = [] if fuzz_examples == 0 else run_campaigns(packs, examples=fuzz_examples, seed=seed, deep=deep,
-                                                       progress=progress)
+    with phases("campaigns", "campaigns: running every pack's fuzz campaigns...") as d:
+        runs = [] if fuzz_examples == 0 else run_campaigns(packs, examples=fuzz_examples, seed=seed, deep=deep,
+                                                           progress=progress)
+        d.update(line=f"{len(runs)} fuzz campaigns", campaigns=len(runs))
     chosen = [f for pack in packs for f in figures_of(pack, runs) if figures is None or f.qualified in figures]
-    drawn = draw_figures(chosen, out_dir, quick=quick, progress=progress, seed=seed)
+    if rerun:  # a rerun computes every task afresh: no record of an earlier report in this folder either
+        import shutil
+
+        shutil.rmtree(Path(out_dir) / RECORDS_DIR, ignore_errors=True)
+    with phases("figures", f"figures: drawing {len(chosen)}...") as d, execution.Engine(quiet=not progress) as engine:
+        drawn = draw_figures(chosen, out_dir, quick=quick, progress=progress, seed=seed, rerun=rerun,
+                             say=phases.tell, engine=engine)
+        d.update(line=f"{sum(f.status == 'ok' for f in drawn)} of {len(drawn)} drawn",
+                 figures=[{"figure": f.name, "seconds": round(f.seconds, 1), "status": f.status,
+                           "source": (f.records or {}).get("source")} for f in drawn])
+    with phases("inventory", "inventory: collecting the other tiers' witnesses (for the verdicts)...") as d:
+        inventory = checkrun.inventory(packs)
+        d.update(line=f"{len(inventory)} witness entries")
     meta = {"timestamp": started.isoformat(timespec="seconds"), "command": command,
             "papers": [p.id for p in packs], "tier": "deep" if deep else "default", "select": select,
-            "fuzz_examples": fuzz_examples, "seed": seed, "quick_figures": quick,
-            "git": git_state(), "versions": versions(), "elapsed_s": round(time.perf_counter() - t0, 1)}
-    return assemble(packs, code, results, runs=runs, figures=drawn, errata=found, meta=meta, deep=deep)
+            "fuzz_examples": fuzz_examples, "seed": seed, "quick_figures": quick, "rerun": rerun,
+            "git": git_state(), "versions": versions(packs), "elapsed_s": round(time.perf_counter() - t0, 1),
+            "phases": phases.done}
+    return assemble(packs, code, results, runs=runs, figures=drawn, errata=found, meta=meta, deep=deep,
+                    inventory=inventory)
 
 
 def write(payload: dict, out_dir) -> list[Path]:
@@ -515,6 +627,29 @@ def summary_lines(s: dict, tier: str | None = None) -> list[str]:
         f"{figs['failed']} failed.",
         "Coverage: " + (sources.line(s["coverage"]) if s.get("coverage") else "no source index") + ".",
     ]
+
+
+def phases_line(phases: list[dict]) -> str:
+    """'witnesses 141.2 s, campaigns 60.1 s, figures 52.0 s, ...; 260.3 s in all'."""
+    if not phases:
+        return "not recorded"
+    total = sum(p["seconds"] for p in phases)
+    return ", ".join(f"{p['phase']} {p['seconds']:.1f} s" for p in phases) + f"; {total:.1f} s in all"
+
+
+def _phases_markdown(g: dict) -> list[str]:
+    """The report's time per phase, each figure's under the figures phase (with how it was made)."""
+    phases = g.get("phases") or []
+    if not phases:
+        return []
+    L = ["## Time per phase", "", "| phase | seconds | detail |", "|---|---|---|"]
+    for p in phases:
+        L.append(f"| {p['phase']} | {p['seconds']:.1f} | {_cell(p.get('line', ''))} |")
+        for f in p.get("figures", ()):
+            how = f" ({f['source']})" if f.get("source") else ""
+            L.append(f"| &nbsp;&nbsp;`{f['figure']}` | {f['seconds']:.1f} | {f['status']}{how} |")
+    L += ["", f"In all {sum(p['seconds'] for p in phases):.1f} s.", ""]
+    return L
 
 
 def _ratio(r: dict | None) -> str:
@@ -593,6 +728,8 @@ def _paper_markdown(p: dict, tier: str | None, own_summary: bool) -> list[str]:
             for path in f["files"]:
                 L.append(f"![{f['name']}]({path})" if path.endswith((".png", ".svg")) else f"- [{path}]({path})")
             L.append("")
+        if f.get("records"):
+            L += [f"*{records_line(f['records'])}*", ""]
         else:
             first = (f["error"] or "").splitlines()[0] if f["error"] else ""
             L += [f"> **Figure {'not available' if f['status'] == 'unavailable' else 'failed'}**: {first}", ""]
@@ -623,6 +760,7 @@ def render_markdown(payload: dict) -> str:
     if payload["other_statements"]:
         L += ["## Other statements", "", "Statements the witness results name outside every paper.", "",
               *_statement_table(payload["other_statements"]), ""]
+    L += _phases_markdown(g)
     L += ["## Provenance", "", f"- command: `{g.get('command')}`", f"- timestamp (UTC): {g.get('timestamp')}",
           f"- git: {g.get('git')}", f"- papers: {', '.join(g.get('papers') or [])}",
           f"- tier: {g.get('tier')}; -k: {g.get('select')}; fuzz examples: {g.get('fuzz_examples')}; "
@@ -685,7 +823,12 @@ def add_subcommand(sub) -> None:
     p.add_argument("--figures", metavar="NAMES", default=None,
                    help="only these figures, comma-separated (default all; see below)")
     p.add_argument("--full-figures", action="store_true", help="the figures at the papers' sizes (slow)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--rerun", action="store_true",
+                   help="recompute the figures drawn from task records (Section 6's runs, ...) instead of taking "
+                        "the records each pack commits for this code version; the records computed are "
+                        "written under DIR/records/<pack>/")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (one line per phase, with its time, is still printed on stderr)")
     p.set_defaults(func=run)
 
 
@@ -708,6 +851,8 @@ def _command(args) -> str:
         parts += ["--figures", args.figures]
     if args.full_figures:
         parts.append("--full-figures")
+    if getattr(args, "rerun", False):
+        parts.append("--rerun")
     return " ".join(parts)
 
 
@@ -743,16 +888,22 @@ def run(args) -> int:
         found = {pack.id: errata_data.load(pack) for pack in packs}
     except ValueError as exc:  # a pack's errata data is invalid: the message names file and entry
         raise UsageError(str(exc)) from None
+    phases = Phases()
     try:
         payload = build(packs, args.out, deep=args.deep, select=args.k, fuzz_examples=args.fuzz_examples,
                         seed=args.seed, quick=not args.full_figures, figures=chosen, errata=found,
-                        command=_command(args), progress=not args.no_progress, workers=args.workers)
+                        command=_command(args), progress=not args.no_progress, workers=args.workers,
+                        rerun=getattr(args, "rerun", False), phases=phases)
     except CatalogueError as exc:
         print(f"maskverify report: {exc}; no report written", file=sys.stderr)
         return 2
+    with phases("latex", "latex: exporting every pack's formulas...") as d:
+        latex = _latex(Path(args.out) / "latex", packs)
+        d.update(line=f"{len(latex)} files")
+    payload["generated"]["elapsed_s"] = round(sum(p["seconds"] for p in phases.done), 1)
     written = write(payload, args.out)
-    latex = _latex(Path(args.out) / "latex", packs)
     print("\n".join(summary_lines(payload["summary"], payload["generated"]["tier"])))
+    print("Time: " + phases_line(payload["generated"]["phases"]) + ".")
     for p in payload["papers"]:
         for f in p["figures"]:
             if f["status"] != "ok":

@@ -385,6 +385,10 @@ def _figures(p: dict, out_dir: Path) -> str:
         pics = (f'<div class="pair">{"".join(imgs)}</div>' if len(imgs) > 1 else "".join(imgs)) or \
             '<div class="unavailable">The producer wrote no PNG or SVG to embed.</div>'
         files = f'<div class="files">files: {_e(", ".join(f["files"]))}</div>'
+        if f.get("records"):  # drawn from task records: where they came from
+            from .report import records_line
+
+            files += f'<div class="files records">{_e(records_line(f["records"]))}</div>'
         parts.append(f'<figure id="fig-{name}">{pics}<figcaption>{caption}{files}</figcaption></figure>')
     return f'<h3>Figures</h3>{"".join(parts) or "<p>No figure was drawn.</p>"}'
 
@@ -435,7 +439,25 @@ def _provenance(p: dict) -> str:
             ("quick figures", _e(g.get("quick_figures"))), ("elapsed", f'{_e(g.get("elapsed_s"))} s')]
     rows += [(k, _e(v)) for k, v in (g.get("versions") or {}).items()]
     body = "".join(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>" for k, v in rows)
-    return f'<section id="provenance"><h2>Provenance</h2><table>{body}</table></section>'
+    return f'{_phases(g)}<section id="provenance"><h2>Provenance</h2><table>{body}</table></section>'
+
+
+def _phases(g: dict) -> str:
+    """The time of each phase of the report (each figure under the figures phase, with how it was
+    made: from stored records or computed)."""
+    phases = g.get("phases") or []
+    if not phases:
+        return ""
+    rows = []
+    for p in phases:
+        rows.append(f'<tr><th>{_e(p["phase"])}</th><td>{p["seconds"]:.1f} s</td><td>{_e(p.get("line", ""))}</td></tr>')
+        for f in p.get("figures", ()):
+            how = f' ({f["source"]})' if f.get("source") else ""
+            rows.append(f'<tr><td><code>{_e(f["figure"])}</code></td><td>{f["seconds"]:.1f} s</td>'
+                        f'<td>{_e(f["status"] + how)}</td></tr>')
+    total = sum(p["seconds"] for p in phases)
+    return (f'<section id="phases"><h2>Time per phase</h2><table>{"".join(rows)}'
+            f'<tr><th>in all</th><td>{total:.1f} s</td><td></td></tr></table></section>')
 
 
 def render_html(payload: dict, out_dir) -> str:

@@ -67,11 +67,13 @@ import inspect
 import json
 import logging
 import os
+import platform
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +116,60 @@ def module_version(fn: Task) -> str:
     return f"{version}+{hashlib.sha256(source.encode()).hexdigest()[:16]}"
 
 
+def _imports(module: str, path: Path) -> set[str]:
+    """The modules the source file ``path`` of ``module`` imports (absolute names; relative
+    imports resolved; ``from a import b`` gives ``a`` and ``a.b``, one of which is a module)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parent = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{parent}.{base}" if base else parent
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in node.names}
+    return out
+
+
+def closure_version(fn: Task, within: str | None = None) -> str:
+    """The package version and a hash of the source of the module defining ``fn`` and of every
+    module of the package ``within`` (default: the first two components of the module's name,
+    e.g. ``numerics.masking``) that it imports, directly or not, in any function: the version a
+    committed record needs (an edit to a helper of the task's own pack makes it stale; edits
+    elsewhere, the core's included, do not: the core is held by its own tests)."""
+    import importlib.util
+
+    fn = getattr(fn, "func", fn)
+    name = fn.__module__
+    within = within or ".".join(name.split(".")[:2])
+    seen: dict[str, Path] = {}
+    todo = [name]
+    while todo:
+        mod = todo.pop()
+        if mod in seen or not (mod == within or mod.startswith(within + ".")):
+            continue
+        try:
+            spec = importlib.util.find_spec(mod)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            continue
+        seen[mod] = Path(spec.origin)
+        todo += sorted(_imports(mod, seen[mod]))
+    h = hashlib.sha256()
+    for mod in sorted(seen):
+        h.update(mod.encode() + b"\0" + seen[mod].read_bytes() + b"\0")
+    base = module_version(fn).split("+")[0]
+    return f"{base}+closure-{h.hexdigest()[:16]}"
+
+
 def tree_version(root: str | os.PathLike) -> str:
     """The git commit of ``root`` and a hash of its uncommitted changes to tracked files
     (``git diff HEAD``); the package version where ``root`` is not a git checkout."""
@@ -131,14 +187,29 @@ def tree_version(root: str | os.PathLike) -> str:
 # ----------------------------------------------------------------------------- store
 class Store:
     """One JSON record per finished task in ``root``: ``{fn, params, version, result,
-    elapsed_s, worker}``, file ``KEY.json``, ``KEY`` = sha256 of (fn, params, version)."""
+    elapsed_s, worker, finished, host}``, file ``KEY.json``, ``KEY`` = sha256 of (fn, params,
+    version).
+
+    ``also``: folders of records read after ``root`` and never written (``read_only``): e.g. the
+    records a pack commits (``PaperPack.records``), from which a report draws a figure while
+    anything it computes goes to its own store.  A record found there is listed in ``taken``
+    (its provenance: ``provenance``); a record there that cannot be read is skipped, not moved."""
 
     #: where unreadable records and partial states are set aside (``set_aside``)
     ASIDE = "unreadable"
 
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, *, also: Sequence[str | os.PathLike] = (), read_only: bool = False,
+                 version_of: Callable[[Task], str] | None = None):
         self.root = Path(root).resolve()
+        #: the code version of a task stored here, where ``run`` is given none (default
+        #: ``module_version``; committed records use ``closure_version``)
+        self.version_of = version_of
+        self.read_only = read_only
+        self.also = tuple(Store(p, read_only=True) for p in also)
         self.set_aside: list[tuple[Path, str]] = []  # (where it went, why), in the order found
+        self.taken: list[dict] = []  # the records read from ``also`` (the committed ones a run used)
+        self.reused = 0  # records read from ``root`` itself
+        self.written = 0  # records this object wrote (tasks computed)
 
     @staticmethod
     def _key(name: str, params, version) -> str:
@@ -155,7 +226,20 @@ class Store:
     def get(self, key: str) -> dict | None:
         """The record of task ``key``, or None when there is none or it cannot be read as that task's:
         not JSON, not an object with ``fn``, ``params``, ``version`` and a non-null ``result``, or one
-        whose fields hash to another key (module docstring).  An unreadable one is ``_put_aside``."""
+        whose fields hash to another key (module docstring).  An unreadable one is ``_put_aside``
+        (left where it is in a read-only store).  Then the ``also`` folders, in order."""
+        rec = self._get(key)
+        if rec is not None:
+            self.reused += 1
+        else:
+            for layer in self.also:
+                rec = layer._get(key)
+                if rec is not None:
+                    self.taken.append(rec)
+                    break
+        return rec
+
+    def _get(self, key: str) -> dict | None:
         path = self.path(key)
         try:
             text = path.read_text(encoding="utf-8")
@@ -179,7 +263,11 @@ class Store:
         return rec
 
     def _put_aside(self, path: Path, why: str) -> None:
-        """Move ``path`` into ``ASIDE/`` (``set_aside``) and note it in ``self.set_aside``."""
+        """Move ``path`` into ``ASIDE/`` (``set_aside``) and note it in ``self.set_aside``; a
+        read-only store only notes it."""
+        if self.read_only:
+            self.set_aside.append((path, why + " (left in place: a read-only store)"))
+            return None
         self.set_aside.append((set_aside(path, self.root / self.ASIDE), why))
         return None
 
@@ -192,9 +280,63 @@ class Store:
         return self.root / "partial" / f"{key}.json"
 
     def put(self, key: str, record: dict) -> None:
+        if self.read_only:
+            raise RuntimeError(f"{self.root} is a read-only store")
         self.root.mkdir(parents=True, exist_ok=True)
         write_json(self.path(key), record)
+        self.written += 1
         self.partial_path(key).unlink(missing_ok=True)
+
+
+def provenance(records: Sequence[dict]) -> dict:
+    """What a set of task records says of where they come from: how many, the code versions
+    they were computed for, the earliest and latest time they finished (UTC), the hosts and
+    workers that computed them, and their summed compute time.  Records written before these
+    fields existed count as 'unknown'."""
+    times = sorted(r["finished"] for r in records if isinstance(r.get("finished"), str))
+    return {"records": len(records),
+            "versions": sorted({str(r.get("version")) for r in records}),
+            "functions": sorted({str(r.get("fn")) for r in records}),
+            "finished": [times[0], times[-1]] if times else None,
+            "hosts": sorted({str(r.get("host", "unknown")) for r in records}),
+            "compute_s": round(sum(float(r.get("elapsed_s") or 0.0) for r in records), 1)}
+
+
+@dataclass
+class Records:
+    """The task records a figure (or any producer) draws from, as a report hands them over:
+    ``store`` is where this run writes the records it computes (the report's own folder), reading
+    first its own records and then the committed ones (``Store(also=...)``), keyed by
+    ``closure_version``; ``rerun`` (``--rerun``): the committed records are not read, so every
+    task is computed once (a second figure of the same runs takes them from the report's own
+    folder: ``resume`` stays True).  ``engine`` runs
+    what is not stored (a local cluster started only when something is to run).  ``summary()``
+    tells the report how the figure was made."""
+
+    store: Store
+    resume: bool = True
+    engine: Engine | None = None
+    rerun: bool = False
+
+    @classmethod
+    def for_report(cls, out: str | os.PathLike, committed: str | os.PathLike | None, *, rerun: bool = False,
+                   engine: Engine | None = None) -> Records:
+        also = () if rerun or committed is None else (committed,)
+        return cls(Store(out, also=also, version_of=closure_version), resume=True, rerun=rerun,
+                   engine=engine or Engine())
+
+    def summary(self) -> dict:
+        """{"source": "stored records" (every task drawn from the committed ones), "computed"
+        (none), or "stored records and computed"; the committed records' ``provenance``; how many
+        tasks were computed here and how many taken from this run's own store (a figure sharing an
+        experiment with one drawn before it)}."""
+        st = self.store
+        taken, n_new = st.taken, st.written
+        source = ("stored records" if taken and not n_new else "stored records and computed" if taken
+                  else "computed" if n_new or not st.reused else "this run's records")
+        return {"source": source, "rerun": self.rerun,
+                "committed": str(st.also[0].root) if st.also else None,
+                "stored": provenance(taken), "computed": n_new, "reused": st.reused, "written_to": str(st.root)}
 
 
 def set_aside(path: Path, folder: Path) -> Path:
@@ -452,7 +594,7 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     from tqdm import tqdm
 
     params = [dict(p) for p in params]
-    version = version or module_version(fn)
+    version = version or (getattr(store, "version_of", None) or module_version)(fn)
     keys = [Store.key(fn, p, version) for p in params]
     results: dict[str, Any] = {}
     if store is not None:
@@ -486,7 +628,9 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
         results[k] = json.loads(text)
         if store is not None:
             store.put(k, {"fn": f"{fn.__module__}.{fn.__qualname__}", "params": by_key[k], "version": version,
-                          "result": results[k], "elapsed_s": elapsed, "worker": where})
+                          "result": results[k], "elapsed_s": elapsed, "worker": where,
+                          "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                          "host": platform.node() or "unknown"})
         bar.update(1)
 
     futures = []

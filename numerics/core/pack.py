@@ -24,11 +24,18 @@ from .sources import Index, load as load_sources
 class Figure:
     """One figure of the pack: ``produce(out_dir, quick, progress, seed=0) -> [paths]`` (PNG
     first); ``quick`` asks for the reduced run the default report uses, ``seed`` seeds what the
-    figure samples (a figure whose experiment has its own seeds may ignore it)."""
+    figure samples (a figure whose experiment has its own seeds may ignore it).
+
+    ``records=True``: its experiment runs as tasks of the execution layer, and ``produce`` also
+    takes ``records=`` (a ``numerics.core.execution.Records``: the store to pass to
+    ``execution.run`` with its ``resume`` and engine), so that a report draws it from the task
+    records the pack commits (``PaperPack.records``) where they are stored for this code version,
+    and computes only what is not (``maskverify report --rerun``: everything)."""
 
     name: str
     caption: str
     produce: Callable[..., list[Path]]
+    records: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,10 @@ class PaperPack:
     #: the source index (TOML, ``numerics.core.sources``): every result of the paper and what
     #: carries it; read and validated when the pack is built (a pack without one is listed as such)
     sources: Path | None = None
+    #: the folder of task records the pack commits (a ``numerics.core.execution.Store``: one JSON
+    #: record per task, keyed by its parameters and code version), from which ``maskverify report``
+    #: draws the figures marked ``records=True``; None: they are computed by every report
+    records: Path | None = None
 
     def __post_init__(self):
         known = {st.id for st in self.paper.statements}

@@ -131,13 +131,24 @@ QUICK = {"accuracy": dict(seeds=2, epochs=5), "attack": dict(seeds=2, epochs=10)
 
 
 def _figure(experiment: str, stems: tuple[str, ...]):
-    def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0) -> list[Path]:
+    def produce(out_dir: Path, quick: bool, progress: bool, seed: int = 0, records=None) -> list[Path]:
+        """``records`` (``execution.Records``, from a report): every run is a task of the execution
+        layer, taken from the stored records where they hold it (its own run store is then a
+        throwaway folder, so that every run goes through them)."""
+        import tempfile
+
         from . import figures
 
         d = ex.defaults(experiment, cifar=False) | (QUICK[experiment] if quick else {})
         cfg = ex.Settings(experiment, d["models"], d["kappas"], d["seeds"], d["epochs"], d["noise"])
         out = Path(out_dir) / "privacy"
-        runs = ex.run(cfg, out, resume=True, progress=progress)
+        if records is None:
+            runs = ex.run(cfg, out, resume=True, progress=progress)
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory() as scratch:
+                runs = ex.run(cfg, Path(scratch), progress=progress, engine=records.engine,
+                              task_store=records.store, task_resume=records.resume)
         paths = figures.save(cfg, runs, out)[1]
         return [p for stem in stems for p in paths if p.stem == stem]
     return produce
@@ -146,16 +157,16 @@ def _figure(experiment: str, stems: tuple[str, ...]):
 FIGURES = (
     Figure("fig4", "Fig. 4: test accuracy against the mask's κ for the MLP and the standard CNN (digits, mean "
                    "over seeds, 95% intervals), with the verdicts of emp.fig4.* (paired differences to κ = 0, "
-                   "Page's trend test beyond κ = 0.2).", _figure("accuracy", ("fig4",))),
+                   "Page's trend test beyond κ = 0.2).", _figure("accuracy", ("fig4",)), records=True),
     Figure("fig5", "Fig. 5: membership-inference AUC on the target (ML-Leaks adversary 1 with a masked shadow; "
                    "loss-threshold attack as second opinion) against κ, MLP and CNN (digits); the paper's CIFAR-10 "
-                   "CNN AUCs dashed for reference.", _figure("attack", ("fig5",))),
+                   "CNN AUCs dashed for reference.", _figure("attack", ("fig5",)), records=True),
     Figure("fig6_7", "Figs. 6-7: ML-Leaks attack precision and recall on the MLP and CNN targets against κ (digits).",
-           _figure("attack", ("fig6_7",))),
+           _figure("attack", ("fig6_7",)), records=True),
     Figure("fig9", "Fig. 9: privacy-utility of the standard CNN: attack precision and recall against test "
                    "accuracy, Gaussian mask (κ) and DP-SGD (Opacus, noise multiplier σ, clip 1, δ = 1e-5), with "
-                   "the gap at matched accuracy (digits).", _figure("dp", ("fig9",))),
+                   "the gap at matched accuracy (digits).", _figure("dp", ("fig9",)), records=True),
     Figure("fig10", "Fig. 10: the same for the improved CNN (BatchNorm; GroupNorm under DP-SGD), and the claim "
                     "that its mask curve stays closer to DP-SGD than the standard CNN's (digits).",
-           _figure("dp", ("fig10",))),
+           _figure("dp", ("fig10",)), records=True),
 )
