@@ -21,7 +21,15 @@ gradient descent, ``bench/workload_bvn.py``'s ``trajectory``), on ``--threads`` 
   (e) times ``--masks`` raw mask draws of ``network.monte_carlo`` (autograd, batches of 100) at the
       same W, the baseline of issue 24's target "exact pass <= 0.5x a 1000-mask Monte Carlo";
 
-then projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
+Each step is timed twice in the same run: by the compiled pair kernel (``numerics.masking.pair_kernel``,
+the default CPU pass) and by the tensor formulation (``network._PAIR_KERNEL = False``: the pass before
+issue 33, ``old``), both on one thread.  ``--random`` instead compares, at n = 500, d = 20, m = 100,
+kappa = 0.2 on a random W (w ~ N(0, I), unit-norm x, y ~ N(0, 1)), the old pass, the new pass on one
+thread and on ``--pass-threads`` threads, and the 1000-mask Monte Carlo with autograd on as many torch
+threads (wall seconds, best of ``--repeat``), with the ratios, the kernel's phases, and the fraction of
+issue 33's bound (``BOUND_NS_PER_PAIR`` per pair per core) the new pass reaches.
+
+Then it projects the 2000-step run per kappa from the steps' CPU times at steps 0, 500 and 2000 (the
 process's CPU time, which on one thread is the work even on a shared machine; wall times are
 printed too) by linear interpolation between them (a constant beyond the last measured W), and in
 total on 1 worker and with one task per kappa on ``--workers`` workers (7: Fig. 3(a)'s kappas; the
@@ -49,6 +57,72 @@ import workload_bvn  # noqa: E402
 
 #: the length of Fig. 3(a)'s run
 RUN_STEPS = training.FIG3A["steps"]
+#: issue 33's bound on the exact pass: ~30-50 ns per neuron pair per core (Phi_2 by a fixed rule of
+#: ~10 vectorised exponentials, a few Gaussian factors, ~30 flops); the middle of that range
+BOUND_NS_PER_PAIR = 40.0
+
+
+def wall_cpu(fn, repeat):
+    """(wall, CPU) seconds of ``fn()``, the repeat with the least wall time."""
+    best = None
+    for _ in range(repeat):
+        t0 = clock()
+        fn()
+        t = clock() - t0
+        best = t if best is None or t[0] < best[0] else best
+    return best
+
+
+def random_comparison(threads: int, masks: int, repeat: int, kappa: float = 0.2):
+    """Old pass vs new pass (1 and ``threads`` threads) vs ``masks``-mask Monte Carlo at
+    n = 500, d = 20, m = 100 on a random W (module docstring); prints a table."""
+    from numerics.masking import pair_kernel
+
+    g = torch.Generator().manual_seed(0)
+    n, d, m = 500, 20, 100
+    W = torch.randn(m, d, generator=g, dtype=torch.float64)
+    X = torch.randn(n, d, generator=g, dtype=torch.float64)
+    X /= X.norm(dim=1, keepdim=True)
+    a = torch.where(torch.rand(m, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
+    y = torch.randn(n, generator=g, dtype=torch.float64)
+    pairs = n * m * (m - 1) // 2
+    torch.set_num_threads(1)
+    network.expected_loss_and_grad(W[:10], a[:10], X[:10], y[:10], kappa)  # compile / load the cache
+    new = network.expected_loss_and_grad(W, a, X, y, kappa, threads=1)
+    network._PAIR_KERNEL, band = False, bvn._FP_HMAX_ATOL
+    try:
+        tensor_t = wall_cpu(lambda: network.expected_loss_and_grad(W, a, X, y, kappa), repeat)
+        bvn._FP_HMAX_ATOL = bvn._FP_HMAX2  # the rule's band off too: the pass before issue 33
+        old_t = wall_cpu(lambda: network.expected_loss_and_grad(W, a, X, y, kappa), repeat)
+        old = network.expected_loss_and_grad(W, a, X, y, kappa)
+    finally:
+        network._PAIR_KERNEL, bvn._FP_HMAX_ATOL = True, band
+    new1 = wall_cpu(lambda: network.expected_loss_and_grad(W, a, X, y, kappa, threads=1), repeat)
+    newT = wall_cpu(lambda: network.expected_loss_and_grad(W, a, X, y, kappa, threads=threads), repeat)
+    st = {}
+    pair_kernel.moments(W, a, X, y, kappa, want_grad=True, threads=threads, p_atol=network._P_ATOL,
+                        rho_refine=network._RHO_REFINE, a_clamp=network._A_CLAMP, stats=st)
+    torch.set_num_threads(threads)
+    mc = wall_cpu(lambda: network.monte_carlo(W, a, X, y, kappa, masks, seed=1, batch=100), 1)
+    torch.set_num_threads(1)
+    ls, gs = network.term_sizes(W, X, y, kappa)
+    agree = max(abs(float(new[0] - old[0])) / ls, float((new[1] - old[1]).abs().max()) / gs)
+    bound = pairs * BOUND_NS_PER_PAIR * 1e-9 / threads
+    print(f"\nexact E[L_C] + E[grad L_C], n = {n}, d = {d}, m = {m}, kappa = {kappa:g}, random W "
+          f"({pairs:.3g} pairs): wall s (CPU s), best of {repeat}")
+    rows = [("old pass (tensor formulation, no band, 1 thread)", old_t),
+            ("tensor formulation with the band (1 thread)", tensor_t), ("new pass (pair kernel, 1 thread)", new1),
+            (f"new pass (pair kernel, {threads} threads)", newT),
+            (f"{masks}-mask Monte Carlo with autograd ({threads} torch threads)", mc)]
+    for name, (w, c) in rows:
+        print(f"  {name:<62}{w:>8.3f} s ({c:.3f} s)")
+    print(f"  old / new (1 thread): {old_t[0] / new1[0]:.2f}x; old / new ({threads} threads): {old_t[0] / newT[0]:.2f}x; "
+          f"new ({threads} threads) / MC: {newT[0] / mc[0]:.3f} (target <= 0.5); thread speed-up {new1[0] / newT[0]:.2f}x")
+    print(f"  issue 33's bound ({BOUND_NS_PER_PAIR:g} ns per pair per core, {threads} cores): {bound:.3f} s; the new pass "
+          f"reaches {bound / newT[0]:.1%} of it ({newT[0] * 1e9 * threads / pairs:.0f} ns per pair per core)")
+    print(f"  kernel vs tensor formulation, normwise: {agree / 2**-52:.2f} eps; pairs deferred {st['deferred']} "
+          f"(refined {st['refined']}, general path {st['general']}), tail route {st['atol']}, band {st['band']}")
+    print("  phases of one new pass (wall s): " + ", ".join(f"{k} {v:.3f}" for k, v in st["seconds"].items()))
 
 
 def clock():
@@ -126,7 +200,19 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     ap.add_argument("--workers", type=int, default=7, help="workers of the parallel projection (default 7)")
     ap.add_argument("--masks", type=int, default=1000, help="Monte Carlo mask draws of the baseline (default 1000)")
+    ap.add_argument("--random", action="store_true", help="only the random-W comparison of old pass, new pass and "
+                    "Monte Carlo (module docstring)")
+    ap.add_argument("--pass-threads", type=int, default=os.cpu_count() or 1,
+                    help="threads of the new pass and of the Monte Carlo in --random (default: the machine's cores)")
+    ap.add_argument("--repeat", type=int, default=2, help="repeats of each --random timing (best of; default 2)")
     args = ap.parse_args(argv)
+    if args.random:
+        with open("/proc/loadavg") as f:
+            print(f"torch {torch.__version__}; load average {' '.join(f.read().split()[:3])} at the start", flush=True)
+        random_comparison(max(1, args.pass_threads), args.masks, max(1, args.repeat))
+        with open("/proc/loadavg") as f:
+            print(f"load average at the end: {' '.join(f.read().split()[:3])}")
+        return
     if min(args.kappa) <= 0 or min(args.at) < 0 or min(args.steps, args.threads, args.workers) < 1 or args.masks < 2:
         ap.error("kappas must be > 0, --at >= 0, --steps, --threads and --workers >= 1, --masks >= 2")
     torch.set_num_threads(args.threads)
@@ -136,10 +222,12 @@ def main(argv=None):
           f"{torch.get_num_threads()} thread(s); load average {' '.join(load)} at the start", flush=True)
     pb = training.problem(training.Config())
     network.expected_loss_and_grad(pb.W0[0, 0][:10], pb.a[0, 0][:10], pb.X[:10], pb.y[:10], 0.2)  # warm-up
-    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'no atol':>9}{'atol x':>8}{'MC CPU':>8}"
+    hdr = (f"{'set':<11}{'kappa':>6}{'W at':>6}{'wall s':>8}{'CPU s':>8}{'old CPU':>9}{'old/new':>8}{'no atol':>9}"
+           f"{'atol x':>8}{'MC CPU':>8}"
            f"{'vs MC':>7}{'general':>9}{'gen CPU':>9}{'bvn CPU':>9}{'gen/step':>10}{'bvn/step':>10}")
     print("\nset: the workload set of W (bench_bvn.py --sets); 'wall s', 'CPU s': one step (the step with the "
-          "least CPU time of --steps); 'no atol': CPU s of the same step with bvn_cdf's atol route off, "
+          "least CPU time of --steps), by the pair kernel; 'old CPU': the same step by the tensor formulation (the pass "
+          "before issue 33), 'old/new' the speed-up (same run); 'no atol': CPU s of the same step with bvn_cdf's atol route off, "
           "'atol x' the speed-up (same run); 'MC CPU': CPU s of --masks raw-mask Monte Carlo draws with autograd at "
           "the same W, 'vs MC' the step's CPU s over it (target <= 0.5); 'general': the fraction of pairs on bvn_cdf's general path, 'gen CPU' "
           "their CPU seconds; 'bvn CPU': the CPU seconds of every bvn_cdf call of the pass; '/step': as a share "
@@ -151,6 +239,11 @@ def main(argv=None):
         per = {}
         for at, W in Ws.items():
             wall, cpu = min(step_times(W, kappa, args.steps), key=lambda t: t[1])
+            network._PAIR_KERNEL = False
+            try:
+                cpu_old = min(step_times(W, kappa, args.steps), key=lambda t: t[1])[1]
+            finally:
+                network._PAIR_KERNEL = True
             atol, network._P_ATOL = network._P_ATOL, 0.0
             try:
                 cpu_off = min(step_times(W, kappa, args.steps), key=lambda t: t[1])[1]
@@ -166,7 +259,8 @@ def main(argv=None):
             network.monte_carlo(W, a, X, y, kappa, args.masks, seed=1, batch=100)
             mc = (clock() - t0)[1]
             per[at] = cpu
-            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{cpu_off:>9.3f}"
+            print(f"{workload_bvn.set_name(at, kappa):<11}{kappa:>6g}{at:>6}{wall:>8.3f}{cpu:>8.3f}{cpu_old:>9.3f}"
+                  f"{cpu_old / cpu:>7.2f}x{cpu_off:>9.3f}"
                   f"{cpu_off / cpu:>7.2f}x{mc:>8.3f}{cpu / mc:>7.2f}{frac:>9.2%}"
                   f"{t_gen:>9.3f}{t_all:>9.3f}{t_gen / cpu:>10.1%}{t_all / cpu:>10.1%}", flush=True)
         runs[kappa] = project(per)

@@ -201,9 +201,10 @@ def _log_cdf_lower(x):
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
-def _rule(H, K, rho, x, w, in_s, clamp, buf):
+def _rule(H, K, rho, x, w, in_s, eH, buf):
     """(1/2pi) int_0^{asin rho} exp(-E) dtheta by the Gauss-Legendre rule (x, w), in theta or
-    (``in_s``) in s = atanh r (``bvn_rules._fast_p_rule``; |H| >= |K|)."""
+    (``in_s``) in s = atanh r (``bvn_rules._fast_p_rule``; |H| >= |K|); eH = exp(-H^2/2) by
+    :func:`_exp_half_sq`."""
     n = x.shape[0]
     if in_s:
         half = 0.5 * math.atanh(rho)
@@ -221,7 +222,7 @@ def _rule(H, K, rho, x, w, in_s, clamp, buf):
             r = vm.sin_small(half * (1.0 + x[j]))  # |argument| <= pi/2
             d = r * H - K
             buf[j] = vm.exp(d * d / (((r - 1.0) * (r + 1.0)) * 2.0)) * w[j]
-    return (_INV_2PI * half) * _exp_half_sq(H, clamp) * _sum(buf, n)
+    return (_INV_2PI * half) * eH * _sum(buf, n)
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
@@ -274,24 +275,34 @@ def _route_terms(hi, ki, ri):
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
-def _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, clamp, buf):
+def _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, eH, buf):
     """The Plackett integral from 0 by the rule ``bvn._fast_p`` picks for the row's |rho| and range."""
     if arho <= prm[_RHO_SMALL] and rng <= prm[_DF_SMALL]:
-        return _rule(H, K, ri, x16, w16, False, clamp, buf)
+        return _rule(H, K, ri, x16, w16, False, eH, buf)
     if arho <= prm[_RHO]:
-        return _rule(H, K, ri, x24, w24, False, clamp, buf)
+        return _rule(H, K, ri, x24, w24, False, eH, buf)
     if arho <= prm[_RHO_S1]:
-        return _rule(H, K, ri, x32, w32, True, clamp, buf)
-    return _rule(H, K, ri, x48, w48, True, clamp, buf)
+        return _rule(H, K, ri, x32, w32, True, eH, buf)
+    return _rule(H, K, ri, x48, w48, True, eH, buf)
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
-def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws,
-             buf):
+def _e_half(hi, ki, eh, ek, clamp):
+    """exp(-H^2/2) for H the larger of |h|, |k| (``_route_terms``): the caller's eh or ek when given
+    (not NaN), else :func:`_exp_half_sq` here."""
+    if abs(hi) >= abs(ki):
+        return eh if eh == eh else _exp_half_sq(hi, clamp)
+    return ek if ek == ek else _exp_half_sq(ki, clamp)
+
+
+@numba.njit(cache=_CACHE, error_model="numpy")
+def phi2_row(hi, ki, ri, ph, pk, eh, ek, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs,
+             ws, buf):
     """(Phi2, True) for one interior row (finite h, k, |rho| < 1) that a fast path of ``bvn_cdf``
     takes, (0, False) for a row left to the general path: the routing of ``bvn._fast_p_route`` and
     the values of ``bvn._fast_paths``, row by row.  ``ph``, ``pk``: Phi(h), Phi(k) if the caller has
-    them (the exact network pass has them per neuron), NaN to compute them here when needed.
+    them (the exact network pass has them per neuron), NaN to compute them here when needed; ``eh``,
+    ``ek``: exp(-h^2/2), exp(-k^2/2) by :func:`_exp_half_sq` likewise (bit for bit the same values).
     ``buf``: room for the largest rule's node terms.  Also called from cached code of other
     modules (``numerics.masking.pair_kernel``), which record this file's digest."""
     clamp, negl = prm[_CLAMP], prm[_NEGL]
@@ -319,7 +330,8 @@ def phi2_row(hi, ki, ri, ph, pk, relative, prm, x16, w16, x24, w24, x32, w32, x4
             ph, pk = _cdf(hi, clamp), _cdf(ki, clamp)
         base = ph * pk
         if quad:
-            v = base + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, clamp, buf)
+            v = base + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48,
+                                  _e_half(hi, ki, eh, ek, clamp), buf)
             if relative:
                 if base > prm[_CANCEL] * v:
                     return 0.0, False  # the subtraction would cancel: general path
@@ -355,7 +367,7 @@ def phi2_within_atol(hi, ki, ph, pk, atol, screen, clamp):
 
 
 @numba.njit(cache=_CACHE, error_model="numpy")
-def phi2_band_within_atol(hi, ki, ri, ph, pk, atol, prm, x16, w16, x24, w24, x32, w32, x48, w48, buf):
+def phi2_band_within_atol(hi, ki, ri, ph, pk, eh, ek, atol, prm, x16, w16, x24, w24, x32, w32, x48, w48, buf):
     """``bvn._band_within_atol`` for one interior row that neither a fast path nor
     :func:`phi2_within_atol` took: (Phi(h)Phi(k) + the rule from 0, clamped at 0, True) in the rule's
     band where _FP_ATOL_REL times the integral's bound is <= atol, else (0, False)."""
@@ -366,7 +378,8 @@ def phi2_band_within_atol(hi, ki, ri, ph, pk, atol, prm, x16, w16, x24, w24, x32
     H, K, m, fr, amb, dH, lo0, rng = _route_terms(hi, ki, ri)
     if not (rng <= prm[_DF2] and prm[_ATOL_REL] * (math.asin(arho) * _INV_2PI * math.exp(-0.5 * m * m)) <= atol):
         return 0.0, False
-    v = ph * pk + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48, prm[_CLAMP], buf)
+    v = ph * pk + _rule_tier(H, K, ri, arho, rng, prm, x16, w16, x24, w24, x32, w32, x48, w48,
+                             _e_half(hi, ki, eh, ek, prm[_CLAMP]), buf)
     return max(v, 0.0), True
 
 
@@ -380,8 +393,8 @@ def _fast_paths(h, k, rho, interior, relative, prm, x16, w16, x24, w24, x32, w32
         out[i] = 0.0
         if not interior[i]:
             continue
-        v, ok = phi2_row(h[i], k[i], rho[i], math.nan, math.nan, relative, prm, x16, w16, x24, w24,
-                         x32, w32, x48, w48, xj, wj, xs, ws, buf)
+        v, ok = phi2_row(h[i], k[i], rho[i], math.nan, math.nan, math.nan, math.nan, relative, prm, x16, w16,
+                         x24, w24, x32, w32, x48, w48, xj, wj, xs, ws, buf)
         out[i] = v
         done[i] = ok
 

@@ -398,8 +398,8 @@ def _moments(W, a, X, y, kappa, *, want_grad, pair_budget, threads=None):
     H = 0, P = Phi(a_ir).  x_i . u_hat_ir = w_r . x_i^2 / ||u_ir||.
     """
     if _kernel_serves(W) and (pk := _kernel_module()) is not None:
-        Ef, Ef2, grad = pk.moments(_neurons(W, X, kappa), W, a, X, y, float(kappa), want_grad=want_grad,
-                                   threads=threads, p_atol=_P_ATOL, rho_refine=_RHO_REFINE)
+        Ef, Ef2, grad = pk.moments(W, a, X, y, float(kappa), want_grad=want_grad, threads=threads,
+                                   p_atol=_P_ATOL, rho_refine=_RHO_REFINE, a_clamp=_A_CLAMP)
         return torch.from_numpy(Ef), torch.from_numpy(Ef2), torch.from_numpy(grad)
     m, d = W.shape
     n = X.shape[0]

@@ -12,8 +12,9 @@ F_12, F_21, H_12, H_21 in registers, and adds
 * a_r' F_12 to alpha_ir and a_r F_21 to alpha_ir' (and H to beta), the gradient's coefficients,
 * a_r' P w_r' to PW_ir and a_r P w_r to PW_ir' (the kappa^2 P u term of Stein's contraction),
 
-so that no array grows with the number of pairs: the only arrays are per neuron (n x m, and
-n x m x d for PW and the unit vectors u_hat, the size of the inputs' U = X . W).
+so that no array grows with the number of pairs: the only arrays are per neuron (n x m for mu, s,
+a, Phi(a), varphi(a), formed in the sweep itself, and n x m x d for PW, the size of the inputs'
+U = X . W; the unit vectors u_hat are an m x d scratch per sample).
 
 Per pair, by the same rules as the tensor formulation:
 
@@ -67,6 +68,7 @@ import concurrent.futures
 import hashlib
 import math
 import pathlib
+import time
 
 import numba
 import numpy as np
@@ -78,7 +80,7 @@ from numerics.core import vmath as vm
 
 #: SHA-256 of the files whose compiled code this file's cached code inlines
 _DEPENDS = {
-    "bvn_compiled.py": "aece63ec8770abf2ff14c7346870864692f7afce2bbaf88b01bbb56fb66f44c7",
+    "bvn_compiled.py": "f8046b5185c26b86eeb1b6987b881d1acc0ad88b43839407d64deb53d6e8f013",
     "vmath.py": "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a",
 }
 
@@ -179,17 +181,54 @@ def _add_pair(i, r1, r2, P, rho, q, n1, n2, mu, s, pdf, W, sign, want_grad, alph
     return sign[r1] * sign[r2] * E1
 
 
+@numba.njit(cache=_CACHE, error_model="numpy")
+def _prepare(i, W, X, kappa, aclamp, clamp, mu, s, a, Phi, pdf, eh, nu, uh):
+    """Sample i's neurons (``network._neurons``): mu = w_r . x_i, nu = ||u_ir|| (scaled, no
+    overflow), s = kappa nu, a = mu/s clamped to +-aclamp (+-aclamp where s = 0), Phi(a), varphi(a),
+    exp(-a^2/2) (``bvn_compiled``'s, as ``normal``'s), and u_hat_ir into the (m, d) scratch ``uh``."""
+    m, d = W.shape
+    for r in range(m):
+        dot = 0.0
+        big = 0.0
+        for j in range(d):
+            u = X[i, j] * W[r, j]
+            uh[r, j] = u
+            dot += W[r, j] * X[i, j]
+            big = max(big, abs(u))
+        nrm = 0.0
+        if big > 0.0:
+            ss = 0.0
+            for j in range(d):
+                t = uh[r, j] / big
+                ss += t * t
+            nrm = big * math.sqrt(ss)
+            for j in range(d):
+                uh[r, j] = uh[r, j] / nrm
+        sr = kappa * nrm
+        if sr > 0.0:
+            ar = min(max(dot / sr, -aclamp), aclamp)
+        else:
+            ar = aclamp if dot >= 0.0 else -aclamp
+        e = bc._exp_half_sq(ar, clamp)
+        mu[i, r], s[i, r], a[i, r], nu[i, r] = dot, sr, ar, nrm
+        eh[i, r] = e
+        pdf[i, r] = _INV_SQRT_2PI * e
+        Phi[i, r] = bc._cdf(ar, clamp)
+
+
 @numba.njit(cache=_CACHE, nogil=True, error_model="numpy")
-def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm, atol, screen, refine,
-           x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws, E1sum, alpha, beta, PW):
-    """Samples lo <= i < hi: every pair r < r' once, its terms added where P is served here, the
-    rest recorded.  Returns (count, ints (i, r1, r2, refined), floats (rho, q, n1, n2)) of the
-    deferred pairs, in sweep order, and the numbers of pairs the atol routes served (tail, band)."""
+def _sweep(lo, hi, W, X, kappa, aclamp, sign, want_grad, fast, prm, atol, screen, refine,
+           x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws, mu, s, a, Phi, pdf, eh, nu, E1sum, alpha, beta, PW):
+    """Samples lo <= i < hi: the neurons (:func:`_prepare`), then every pair r < r' once, its terms
+    added where P is served here, the rest recorded.  Returns (count, ints (i, r1, r2, refined),
+    floats (rho, q, n1, n2)) of the deferred pairs, in sweep order, and the numbers of pairs the atol
+    routes served (tail, band)."""
     m, d = W.shape
     clamp = prm[bc._CLAMP]
     buf = np.empty(max(x16.shape[0], x24.shape[0], x32.shape[0], x48.shape[0], xj.shape[0], xs.shape[0]))
     e = np.empty(d)
     f = np.empty(d)
+    uh = np.empty((m, d))
     cap = 64
     ints = np.empty((cap, 4), np.int64)
     flts = np.empty((cap, 4))
@@ -197,6 +236,7 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
     natol = 0
     nband = 0
     for i in range(lo, hi):
+        _prepare(i, W, X, kappa, aclamp, clamp, mu, s, a, Phi, pdf, eh, nu, uh)
         acc = 0.0
         for r1 in range(m):
             s1 = s[i, r1]
@@ -207,26 +247,27 @@ def _sweep(lo, hi, mu, s, a, Phi, pdf, uh, W, sign, kappa, want_grad, fast, prm,
                 rho = 0.0
                 if s1 > 0.0 and s2 > 0.0:
                     for j in range(d):
-                        rho += uh[i, r1, j] * uh[i, r2, j]
+                        rho += uh[r1, j] * uh[r2, j]
                     rho = min(max(rho, -1.0), 1.0)
                 refined = abs(rho) > refine
                 done = False
                 P = 0.0
                 if refined:
-                    rho, q, se2, sf2 = _plane(uh[i, r1], uh[i, r2], e, f)
+                    rho, q, se2, sf2 = _plane(uh[r1], uh[r2], e, f)
                     n1, n2 = q * sf2 / kappa, q * se2 / kappa
                 else:
                     q = math.sqrt((1.0 - rho) * (1.0 + rho))
                     n1, n2 = a1 - rho * a2, a2 - rho * a1
                     if fast:
-                        P, done = bc.phi2_row(a1, a2, rho, Phi[i, r1], Phi[i, r2], False, prm, x16, w16, x24,
-                                              w24, x32, w32, x48, w48, xj, wj, xs, ws, buf)
+                        P, done = bc.phi2_row(a1, a2, rho, Phi[i, r1], Phi[i, r2], eh[i, r1], eh[i, r2], False, prm,
+                                              x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs, ws, buf)
                         if not done and atol > 0.0:
                             P, done = bc.phi2_within_atol(a1, a2, Phi[i, r1], Phi[i, r2], atol, screen, clamp)
                             natol += 1 if done else 0
                             if not done:
-                                P, done = bc.phi2_band_within_atol(a1, a2, rho, Phi[i, r1], Phi[i, r2], atol, prm,
-                                                                   x16, w16, x24, w24, x32, w32, x48, w48, buf)
+                                P, done = bc.phi2_band_within_atol(a1, a2, rho, Phi[i, r1], Phi[i, r2], eh[i, r1],
+                                                                   eh[i, r2], atol, prm, x16, w16, x24, w24, x32,
+                                                                   w32, x48, w48, buf)
                                 nband += 1 if done else 0
                 if done:
                     acc += _add_pair(i, r1, r2, P, rho, q, n1, n2, mu, s, pdf, W, sign, want_grad,
@@ -315,23 +356,24 @@ def default_threads() -> int:
     return max(1, torch.get_num_threads())
 
 
-def moments(nr, W, a, X, y, kappa: float, *, want_grad: bool, threads: int | None = None,
-            p_atol: float, rho_refine: float, stats: dict | None = None):
-    """(E f, E f^2, E_C[grad L_C]) as numpy arrays ((n,), (n,), (m, d)) from ``network._neurons``'
-    per-neuron quantities ``nr`` and float64 CPU tensors W, a, X, y (module docstring).
-    ``threads``: sweep threads (default :func:`default_threads`); the result does not depend on it.
-    ``stats``: a dict that receives the counts of pairs (``pairs``), deferred (``deferred``: the
-    ``refined`` ones and the ``general`` path's), and served by the atol routes (``atol``: a tail;
-    ``band``: the rule's band) (witnesses and benchmarks)."""
+def moments(W, a, X, y, kappa: float, *, want_grad: bool, threads: int | None = None,
+            p_atol: float, rho_refine: float, a_clamp: float, stats: dict | None = None):
+    """(E f, E f^2, E_C[grad L_C]) as numpy arrays ((n,), (n,), (m, d)) for float64 CPU tensors W, a,
+    X, y (module docstring); ``a_clamp``: ``network._A_CLAMP``, where |mu/s| is clamped (and the
+    standardised mean at s = 0).  ``threads``: sweep threads (default :func:`default_threads`); the
+    result does not depend on it.  ``stats``: a dict that receives the counts of pairs (``pairs``),
+    deferred (``deferred``: the ``refined`` ones and the ``general`` path's), and served by the atol
+    routes (``atol``: a tail; ``band``: the rule's band), the threads used, and the wall seconds of
+    each phase (``seconds``) (witnesses and benchmarks)."""
     threads = default_threads() if threads is None else int(threads)
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
+    clock = [time.perf_counter()]
     c = np.ascontiguousarray
-    mu, s, av, Phi, pdf, nu = (c(t.numpy()) for t in (nr.mu, nr.s, nr.a, nr.Phi, nr.pdf, nr.nu))
-    uh = c(nr.uh.numpy())
-    Wn, sign, Xn, yn = (c(t.numpy()) for t in (W, a, X, y))
-    n, m = mu.shape
-    d = Wn.shape[1]
+    Wn, sign, Xn, yn = (c(t.detach().numpy()) for t in (W, a, X, y))
+    n, d = Xn.shape
+    m = Wn.shape[0]
+    mu, s, av, Phi, pdf, eh, nu = (np.empty((n, m)) for _ in range(7))
     prm = bc.parameters(bvn)
     rules = [z for xw in bvn._compiled_rules() for z in xw]
     fast = bool(bvn._FAST_P)
@@ -339,17 +381,19 @@ def moments(nr, W, a, X, y, kappa: float, *, want_grad: bool, threads: int | Non
     alpha = np.zeros((n, m) if want_grad else (1, 1))
     beta = np.zeros_like(alpha)
     PW = np.zeros((n, m, d) if want_grad else (1, 1, 1))
-    args = (mu, s, av, Phi, pdf, uh, Wn, sign, float(kappa), want_grad, fast, prm, float(p_atol),
-            float(bvn._ABS_SCREEN), float(rho_refine), *rules, E1sum, alpha, beta, PW)
+    args = (Wn, Xn, float(kappa), float(a_clamp), sign, want_grad, fast, prm, float(p_atol), float(bvn._ABS_SCREEN),
+            float(rho_refine), *rules, mu, s, av, Phi, pdf, eh, nu, E1sum, alpha, beta, PW)
     parts = max(1, min(threads, n // _MIN_PART))
     cut = [n * j // parts for j in range(parts + 1)]
+    clock.append(time.perf_counter())
     if parts == 1:
         outs = [_sweep(0, n, *args)]
     else:
         jobs = [_pool(parts).submit(_sweep, lo, hi, *args) for lo, hi in zip(cut[:-1], cut[1:])]
         outs = [job.result() for job in jobs]
-    ints = np.concatenate([o[1] for o in outs]) if outs else np.empty((0, 4), np.int64)
-    flts = np.concatenate([o[2] for o in outs]) if outs else np.empty((0, 4))
+    clock.append(time.perf_counter())
+    ints = np.concatenate([o[1] for o in outs])
+    flts = np.concatenate([o[2] for o in outs])
     P = np.empty(ints.shape[0])
     if ints.shape[0]:
         ref = ints[:, 3] == 1
@@ -362,12 +406,17 @@ def moments(nr, W, a, X, y, kappa: float, *, want_grad: bool, threads: int | Non
         if not bool(tr.all()):
             g = ~tr
             P[~ref] = bvn.bvn_cdf(a1[g], a2[g], rho[g], relative=False, atol=float(p_atol)).numpy()
+        clock.append(time.perf_counter())
         _finish(ints, flts, P, mu, s, pdf, Wn, sign, want_grad, E1sum, alpha, beta, PW)
+    else:
+        clock.append(clock[-1])
     Ef, Ef2, grad = np.empty(n), np.empty(n), np.empty((m, d))
     _assemble(mu, s, Phi, pdf, nu, Xn, yn, Wn, sign, float(kappa), want_grad, E1sum, alpha, beta, PW, Ef, Ef2, grad)
     if stats is not None:
         refined = int((ints[:, 3] == 1).sum())
         stats.update(pairs=n * m * (m - 1) // 2, deferred=int(ints.shape[0]), refined=refined,
                      general=int(ints.shape[0]) - refined, atol=sum(int(o[3]) for o in outs),
-                     band=sum(int(o[4]) for o in outs))
+                     band=sum(int(o[4]) for o in outs), threads=parts)
+        clock.append(time.perf_counter())
+        stats["seconds"] = dict(zip(("prepare", "sweep", "deferred bvn_cdf", "finish and sums"), np.diff(clock)))
     return Ef, Ef2, grad

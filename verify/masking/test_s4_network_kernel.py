@@ -86,10 +86,9 @@ def _reference(name):
 def _kernel(W, a, X, y, kappa, threads=1):
     """(loss, grad, stats) by the kernel directly (the counts of the branches it took)."""
     t = {k: torch.as_tensor(np.asarray(v, dtype=np.float64)) for k, v in dict(W=W, a=a, X=X, y=y).items()}
-    kt = torch.tensor(float(kappa), dtype=torch.float64)
     st = {}
-    Ef, Ef2, grad = pk.moments(nw._neurons(t["W"], t["X"], kt), t["W"], t["a"], t["X"], t["y"], float(kappa),
-                               want_grad=True, threads=threads, p_atol=nw._P_ATOL, rho_refine=nw._RHO_REFINE, stats=st)
+    Ef, Ef2, grad = pk.moments(t["W"], t["a"], t["X"], t["y"], float(kappa), want_grad=True, threads=threads,
+                               p_atol=nw._P_ATOL, rho_refine=nw._RHO_REFINE, a_clamp=nw._A_CLAMP, stats=st)
     loss = float(nw._loss_from(torch.from_numpy(Ef), torch.from_numpy(Ef2), t["y"]))
     return loss, grad, st
 
@@ -231,11 +230,12 @@ def _kernel_row(h, k, r, atol):
     prm = bc.parameters(bvn)
     buf = np.empty(64)
     ph, pk_ = (float(nm.cdf(torch.tensor(v, dtype=torch.float64))) for v in (h, k))
-    v, ok = bc.phi2_row(h, k, r, ph, pk_, False, prm, *rules, buf)
+    nan = float("nan")
+    v, ok = bc.phi2_row(h, k, r, ph, pk_, nan, nan, False, prm, *rules, buf)
     if not ok:
         v, ok = bc.phi2_within_atol(h, k, ph, pk_, atol, bvn._ABS_SCREEN, prm[bc._CLAMP])
     if not ok:
-        v, ok = bc.phi2_band_within_atol(h, k, r, ph, pk_, atol, prm, *rules[:8], buf)
+        v, ok = bc.phi2_band_within_atol(h, k, r, ph, pk_, nan, nan, atol, prm, *rules[:8], buf)
     if not ok:
         v = float(bvn.bvn_cdf(*(torch.tensor([x], dtype=torch.float64) for x in (h, k, r)), relative=False,
                               atol=atol)[0])
