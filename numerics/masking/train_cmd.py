@@ -91,8 +91,9 @@ def add_subcommand(sub) -> None:
     p.add_argument("--checkpoint-every", type=count(1), default=200, metavar="N",
                    help="write the checkpoint every N steps (default 200)")
     p.add_argument("--threads", type=count(0), default=0, metavar="N",
-                   help="CPU threads for torch (default 0: torch's choice; small problems on a busy "
-                        "machine run faster with 1)")
+                   help="CPU threads for torch and for the exact pass's pair kernel, which follows "
+                        "torch's count (default 0: torch's choice, the machine's cores; small problems on a "
+                        "busy machine run faster with 1; the results do not depend on it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     execution.add_arguments(p, store="results/tasks/train", workers_flags=("--cluster-workers",),
                             resume_flag="--resume-tasks")
