@@ -11,6 +11,7 @@ the training loss per recorded step, per n (mean and range over seeds), as JSON 
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -115,3 +116,37 @@ def add_subcommand(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", default=".", type=output("dir"), help="directory for exp1.json and exp1.png (created if missing)")
     p.set_defaults(func=_main)
     return p
+
+
+#: records below this training loss are at float64's floor for these labels (|y_a| <= 1/2: the residuals'
+#: rounding leaves L ~ n eps^2 ~ 1e-31), where log L no longer measures a rate
+FLOOR = 1e-24
+
+
+def verdict(result: dict, linear_ns=(20, 40)) -> dict:
+    """The decision of ``exp.1.linear-and-slower`` (rule in its notes): per n the mean loss over seeds,
+    cut at the last record before any seed reaches ``FLOOR``; for n in ``linear_ns`` the shape test of
+    Exp. 3 (``exp3.decay_shape``: late local rate >= half the third quarter's, log L closer to affine in k
+    than in log k, over the second half of the window); and the mean decay rate of log L per step over
+    the window common to all n, strictly decreasing in n."""
+    from .exp3 import decay_shape
+
+    steps = np.asarray(result["steps"], dtype=float)
+    curves, ends = {}, {}
+    for n, per_seed in result["runs"].items():
+        c = np.asarray(per_seed, dtype=float)
+        above = np.all(c >= FLOOR, axis=0)
+        end = int(np.argmin(above)) - 1 if not above.all() else len(above) - 1
+        curves[int(n)], ends[int(n)] = c.mean(0), end
+    ns = sorted(curves)
+    linear = {}
+    for n in linear_ns:
+        if n in curves:
+            shape = decay_shape(curves[n][:ends[n] + 1]) if ends[n] >= 8 else None
+            ok = shape is not None and shape["rate_q4"] >= 0.5 * shape["rate_q3"] and shape["rss_exponential"] < shape["rss_power"]
+            linear[n] = {"supported": bool(ok), "records": ends[n], "shape": shape}
+    k = min(ends.values())
+    rates = {n: float((math.log(curves[n][0]) - math.log(curves[n][k])) / steps[k]) for n in ns} if k > 0 else {}
+    slower = bool(rates) and all(rates[a] > rates[b] for a, b in zip(ns, ns[1:]))
+    return {"supported": bool(linear and all(v["supported"] for v in linear.values()) and slower),
+            "linear": linear, "rates": rates, "window_steps": float(steps[k]) if k > 0 else 0.0, "slower": slower}

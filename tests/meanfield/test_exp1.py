@@ -38,3 +38,24 @@ def test_steps_not_multiple(tmp_path):
     args = _parser().parse_args(["meanfield-train", "--steps", "15", "--every", "10", "--out", str(tmp_path)])
     with pytest.raises(UsageError):
         args.func(args)
+
+
+def _result(curves, every=20):
+    """A result dict of ``exp1.run``'s shape from per-n curves (one seed each)."""
+    k = len(next(iter(curves.values())))
+    return {"steps": list(range(0, every * k, every)), "runs": {str(n): [list(c)] for n, c in curves.items()}}
+
+
+def test_exp1_verdict_separates_linear_from_power_law_and_orders_rates():
+    """The rule of ``exp.1.linear-and-slower`` on planted curves: geometric decays with rates falling in n
+    are supported; a power law at n = 40 is not; equal rates are not 'slower'; the floor cuts a curve."""
+    import numpy as np
+
+    k = np.arange(101)
+    geo = lambda rho: 0.5 * rho**k
+    good = exp1.verdict(_result({20: np.maximum(geo(0.5), 1e-33), 40: geo(0.9), 80: geo(0.95)}))
+    assert good["supported"] and good["linear"][20]["records"] < 100
+    power = exp1.verdict(_result({20: geo(0.6), 40: 0.5 * (1 + k) ** -3.0, 80: geo(0.99)}))
+    assert not power["linear"][40]["supported"] and not power["supported"]
+    flat = exp1.verdict(_result({20: geo(0.9), 40: geo(0.9), 80: geo(0.95)}))
+    assert not flat["slower"] and not flat["supported"]
