@@ -31,7 +31,7 @@ all of Fig. 3(a)'s kappas > 0 at steps 0, 500 and 2000): the Phi2 arguments of F
 at W after ``step`` steps of the default ``Config``'s masked gradient descent (W_0 at step 0;
 ``bench/workload_bvn.py``, harvested in this run from the code; ~2.48e6 points per set, subsampled
 to ``--n`` by the seed), evaluated in that pass's mode (``relative=False, atol=2^-60``, the path
-"within atol" taking the rows a one-dimensional tail pins, timed against the same call without
+"within atol" taking the rows a one-dimensional tail pins or the rule's band holds, timed against the same call without
 ``atol`` in the same run; the accuracy check uses the default relative mode).  The pass's second call on the refined pairs (|rho| > 0.9, with q;
 ~0.03 % of the points at W_0) is evaluated here without q, like the rest.
 
@@ -184,6 +184,11 @@ def path_split(th, tk, tr, relative, atol=0.0):
         if pinned is not None:
             split["within atol"] = pinned.double().mean().item()
             general = general & ~pinned
+        if hasattr(bvn, "_band_within_atol"):  # the rule's band (issue 33), after the tails
+            band = bvn._band_within_atol(th, tk, tr, general, {"P": torch.zeros_like(th)}, atol)
+            if band is not None:
+                split["within atol"] = split.get("within atol", 0.0) + band.double().mean().item()
+                general = general & ~band
     split["general"] = general.double().mean().item()
     split["|rho|=1 or inf"] = (~fin).double().mean().item()
     return split, general
