@@ -18,6 +18,7 @@ import sympy as sp
 from theory.amplification import readings as RD
 from theory.core.functions import Phi, varphi
 from theory.core.statement import (
+             AS_PRINTED,
              Equation,
              Expectation,
              Indicator,
@@ -321,6 +322,35 @@ GROWTH_UP = Statement(
         words=RD.WORDS["prose.growth"], readings=RD.READINGS["prose.growth"]),
 )
 
+LIPSCHITZ = Statement(
+    id="lemma.4.9.lip",
+    ref="Lemma 4.9, proof (Appendix A.2.3): the sub-network is ||W||_F-Lipschitz in its input",
+    title="|f^J(x;W) - f^J(x';W)| <= ||W||_F ||x - x'|| for any J, W, x, x'",
+    kind=Kind.UPPER_BOUND,
+    params=(Param(m, sp.Range(2, sp.oo, 2), "width"),),
+    equations=(Equation("lipschitz", Tex(r"|f^J(x;W)-f^J(x';W)|"), Tex(r"\|W\|_F\,\|x-x'\|"), "<="),
+               Equation("via a", Tex(r"|f^J(x;W)-f^J(x';W)|"), Tex(r"\|a_J\|\,\|W_J(x-x')\|"), "<=")),
+    assumptions=("a_j = +-1/sqrt(m), so ||a|| = 1; any J in [m], any W (m x d), x, x' in R^d (deterministic)",),
+    notes=("Printed: 'the sub-network f^J(.;W) is ||W||_F-Lipschitz in the network input', by Cauchy-Schwarz, 'since "
+           "||a|| = sum_j a_j^2 = 1 and ||W(x - x')|| <= ||W||_F ||x - x'||'. The middle expression is ||a||^2, not ||a||; both "
+           "are 1, so the step stands."),
+    provenance=AS_PRINTED,
+)
+
+SUBGRADIENT = Statement(
+    id="prose.subgradient",
+    ref="Section 2, after the population risk: 'any subgradient value phi'(0)'",
+    title="the results do not depend on the subgradient phi'(0) chosen for gradient descent",
+    kind=Kind.IDENTITY,
+    params=GD_DOMAINS + (Param(sp.Symbol("s_0"), sp.Interval(0, 1), "the subgradient phi'(0)"),),
+    equations=(Equation("trajectory", Tex(r"W^{(t)}\big|_{\phi'(0)=s_0}"), Tex(r"W^{(t)}\big|_{\phi'(0)=0}"), "="),),
+    assumptions=ASSUMPTIONS + ("t = 0..T; the noise has a density, so <w_j^(t), x_i> = 0 has probability 0",),
+    notes=("Printed: '(Our results do not depend on the value chosen for the subgradient.)'. With a density no pre-activation "
+           "is exactly 0 along the run (almost surely), so the whole trajectory, and every conclusion, is the same for every "
+           "phi'(0) in [0, 1]; checked bit for bit on the weights at phi'(0) = 0 and 1 (the update is affine in phi'(0)), with the exact zeros counted."),
+    provenance=AS_PRINTED,
+)
+
 THEOREM = Statement(
     id="thm.3.1",
     ref="Theorem 3.1",
@@ -368,4 +398,4 @@ POP_MU2 = -(2 * Phi(b2 / sigma) - 1)
 POP_U = 2 * sigma * (varphi(b1 / sigma) - varphi(b2 / sigma))
 
 STATEMENTS = (SAMPLE, COUNT_GAP, ALIGNMENT, ORTHOGONALITY, GROWTH, SUBNETWORK, SUBNET_MARGIN, ONE_STEP, INDUCTION,
-              AO_STEP, SIMPLE, GROWTH_UP, THEOREM, FEATURES)
+              AO_STEP, LIPSCHITZ, SIMPLE, GROWTH_UP, SUBGRADIENT, THEOREM, FEATURES)
