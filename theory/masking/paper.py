@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from theory.core.pack import LatexMeta, Paper
 
-from . import derivations_gaussian, derivations_network, derivations_ntk, smoothness
+from . import derivations_gaussian, derivations_network, derivations_ntk, figures, radius, setting, smoothness
 from .catalogue import CATALOGUE
 
 #: The paper's order: (section title, statement ids).  Statements missing here would go to a
 #: last section, "Other statements" (``verify/masking/test_latex.py`` forbids that).
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Section 3: the surrogate gradient", ("eq.2",)),
     ("Section 4: the Gaussian-moment lemmas",
-     ("lemma.relu_moment1", "lemma.relu_moment2", "lemma.mask_moment1", "lemma.mask_moment2")),
+     ("proof.4.2.law", "lemma.relu_moment1", "lemma.relu_moment2", "lemma.mask_moment1", "lemma.mask_moment2")),
     ("Section 4: the masked network",
      ("def.4.1", "net.expected_loss", "thm.4.2", "rem.4.4", "net.expected_grad")),
     ("Section 5: convergence",
-     ("asm.5.1.10", "eq.11", "thm.5.2", "cor.5.3", "cor.5.4", "lemma.5.5", "thm.5.6")),
+     ("asm.5.1.10", "eq.11", "thm.5.2", "thm.5.2.radius", "cor.5.3", "cor.5.4", "lemma.5.5", "thm.5.6",
+      "thm.5.6.small")),
     ("Appendix D: the smoothness lemmas", ("lemma.D.21", "lemma.D.21.proof", "lemma.D.22")),
+    ("Section 6: the smoothed ReLU of Figs. 1(a) and 2(a)", ("fig.1a", "fig.2a")),
     ("Section 6: experiments (empirical claims, decided by tests over seeds)",
      ("emp.fig4.mlp_small_kappa", "emp.fig4.cnn_baseline", "emp.fig4.falls", "emp.fig5.auc", "emp.fig6_7",
       "emp.fig10")),
@@ -69,7 +72,8 @@ PAPER = Paper(
     reference="arXiv 2602.17423 v1",
     statements=tuple(CATALOGUE.values()),
     derivations=(derivations_gaussian.DERIVATIONS, derivations_network.DERIVATIONS,
-                 derivations_ntk.DERIVATIONS, smoothness.DERIVATIONS),
+                 derivations_ntk.DERIVATIONS, smoothness.DERIVATIONS, setting.DERIVATIONS, radius.DERIVATIONS,
+                 figures.DERIVATIONS),
     refutations=(smoothness.REFUTATIONS,),
     latex=LatexMeta(sections=SECTIONS, notation=NOTATION, warnings=(PHI_WARNING,)),
 )

@@ -1,6 +1,8 @@
 """Symbolic witness: SymPy checks the catalogue's own right-hand sides -- the Gaussian-moment
 lemmas (``theory/masking/derivations_gaussian.py``), the network-level statements of Section 4
-(``derivations_network.py``) and eq. (11) (``derivations_ntk.py``).
+(``derivations_network.py``), eq. (11) (``derivations_ntk.py``), eq. (2) and the law of the masked
+pre-activation (``setting.py``), the radii of (13) and (16) (``radius.py``) and Fig. 1(a)'s proxy
+(``figures.py``).
 
 Each test asserts that the derivation is ``proved`` and that every step it checked (``lhs = rhs``
 or an inequality, ``theory.core.derivation.Step``) reduced to exactly ``0`` (or a zero matrix)
@@ -15,8 +17,11 @@ import sympy as sp
 from theory.masking import derivations_gaussian as D
 from theory.masking import derivations_network as DN
 from theory.masking import derivations_ntk as DK
+from theory.masking import figures as DF
+from theory.masking import radius as DR
+from theory.masking import setting as DS
 
-REGISTRY = {**D.DERIVATIONS, **DN.DERIVATIONS, **DK.DERIVATIONS}
+REGISTRY = {**D.DERIVATIONS, **DN.DERIVATIONS, **DK.DERIVATIONS, **DS.DERIVATIONS, **DR.DERIVATIONS, **DF.DERIVATIONS}
 #: parts whose derivation takes over 10 s (the wedge's Stein-identity steps integrate through
 #: Meijer G: 15 s on this machine): the slow tier; the statement keeps its other parts here
 SLOW_PARTS = {("lemma.mask_moment2", "wedge")}
