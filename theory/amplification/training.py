@@ -351,6 +351,33 @@ SUBGRADIENT = Statement(
     provenance=AS_PRINTED,
 )
 
+EXAMPLE_42 = Statement(
+    id="sec4.2.example",
+    ref="Section 4.2, after Lemma 4.9: alignment without almost-orthogonality",
+    title="neurons along +-(mu_1 + 100 mu_2) and +-mu_2: alignment holds, almost-orthogonality fails, the network errs on half the data",
+    kind=Kind.LOWER_BOUND,
+    params=(Param(sigma, sp.Interval.open(0, sp.oo), "in-cluster standard deviation"),
+            Param(d, sp.Range(2, sp.oo), "input dimension"),
+            Param(m, sp.Range(4, sp.oo, 4), "width (a multiple of 4)")),
+    equations=(
+        Equation("predictor", Tex(r"f(x;W)"), Tex(r"\tfrac{c\sqrt m}{4}\big(|\langle\mu_1+100\mu_2,x\rangle|-|\langle\mu_2,x\rangle|\big)"), "="),
+        Equation("error", Expectation(Indicator(sp.Le(Tex(r"y f(x;W)"), 0)), r"(x,y)\sim\mathsf{P}"), sp.Rational(49, 100), ">="),
+    ),
+    assumptions=("half the positive neurons w_j = c (mu_1 + 100 mu_2), half -c (mu_1 + 100 mu_2); half the negative ones c mu_2, "
+                 "half -c mu_2 (c > 0); J_{+-mu_1} the positive neurons, J_{+-mu_2} the negative ones",
+                 "'error' and alignment at sigma sqrt d = 1/64 (inside (A2) for C >= 64), clean labels; alignment needs "
+                 "100 sigma |<g, e_2>| < 1 on every sample, so a finer sigma than (A2) with C = 16 gives"),
+    notes=("Printed: 'Then the neuron alignment condition would hold, but almost-orthogonality would not hold, and the network "
+           "would behave like the predictor |<mu_1 + 100 mu_2, x>| - |<mu_2, x>| and not generalize well'. On the +-mu_2 "
+           "clusters |<mu_1 + 100 mu_2, x>| ~ 100 > |<mu_2, x>| ~ 1, so every such sample is called +1 (its label is -1): the "
+           "error is about 1/2. 'not generalize well' is read as an error of at least 0.49; almost-orthogonality fails as soon "
+           "as 100 c > 3 alpha |a_j|."),
+    provenance=reconstructed("Section 4.2's example after Lemma 4.9 (printed in prose; the threshold 0.49 and the scale c are ours)",
+                             words="'half of the positive neurons ... are proportional to mu_1 + 100 mu_2 and the other half are "
+                                   "proportional to -mu_1 - 100 mu_2, and likewise half of the negative neurons are proportional to "
+                                   "mu_2 and the other half are proportional to -mu_2'"),
+)
+
 THEOREM = Statement(
     id="thm.3.1",
     ref="Theorem 3.1",
@@ -398,4 +425,4 @@ POP_MU2 = -(2 * Phi(b2 / sigma) - 1)
 POP_U = 2 * sigma * (varphi(b1 / sigma) - varphi(b2 / sigma))
 
 STATEMENTS = (SAMPLE, COUNT_GAP, ALIGNMENT, ORTHOGONALITY, GROWTH, SUBNETWORK, SUBNET_MARGIN, ONE_STEP, INDUCTION,
-              AO_STEP, LIPSCHITZ, SIMPLE, GROWTH_UP, SUBGRADIENT, THEOREM, FEATURES)
+              AO_STEP, LIPSCHITZ, SIMPLE, GROWTH_UP, SUBGRADIENT, EXAMPLE_42, THEOREM, FEATURES)
