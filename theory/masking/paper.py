@@ -58,7 +58,7 @@ PHI_WARNING = (
     r"The paper defines $\phi(x) = e^{-x^2}$ and $\psi(x) = |x|\,\phi(x)$ (eq.~(3), Definition~4.1); "
     r"this $\phi$ is not the standard normal density $\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}$, yet the paper "
     r"also writes $\phi$ where the density is meant: Fig.~2's caption gives the exact smoothed ReLU as "
-    r"$z\Phi(z/\sigma) + \sigma\phi(z/\sigma)$, and Remark~4.4's $\hat\sigma = \tilde\sigma \pm "
+    r"$z\Phi(z/\sigma) + \sigma\phi(z/\sigma)$ (erratum masking:E12, statement \texttt{fig.2a}), and Remark~4.4's $\hat\sigma = \tilde\sigma \pm "
     r"O(\kappa\|w\odot x\|\,\phi(\cdot))$ stands for the gap $s\varphi(\mu/s) = s\,\phi(t)^2/\sqrt{2\pi}$ "
     r"with Definition~4.1's argument $t = \mu/(2s)$, so its $O(\cdot)$ hides a square and the constant "
     r"$1/\sqrt{2\pi}$ (statement \texttt{rem.4.4}). "
