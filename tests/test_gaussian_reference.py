@@ -126,3 +126,14 @@ def test_an_undeclared_kink_is_caught_by_the_ladder():
 def test_bad_input_is_a_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_an_mpf_input_keeps_its_digits():
+    """rho = -1 + 1e-20 given as a 60-digit mpf stays above -1 (mp.mpf would round it to -1 at 15
+    digits, where the value is exactly 0; here it is about 1e-31)."""
+    with mp.workdps(60):
+        rho = -1 + mp.mpf("1e-20")
+        exact = _exact(_arccos1, rho)
+    value = bivariate_expectation(relu, relu, rho, kinks_f=(0,), kinks_g=(0,), dps=DPS)
+    assert value > 0
+    _close(value, exact)

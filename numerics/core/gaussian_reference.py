@@ -51,8 +51,8 @@ def _order(dps: int) -> int:
 def _real(name, x):
     if isinstance(x, bool) or not isinstance(x, (numbers.Real, str, mp.mpf)):
         raise ValueError(f"{name} must be a real number, got {x!r}")
-    try:
-        value = mp.mpf(x)
+    try:  # an mpf is kept as it is (mp.mpf would round it to the caller's context: 1 - 1e-20 to 1)
+        value = x if isinstance(x, mp.mpf) else mp.mpf(x)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number, got {x!r}") from None
     if not mp.isfinite(value):
@@ -186,10 +186,14 @@ def gaussian_expectation(f, mu=0, sigma=1, *, kinks=(), dps=30, use_ladder=True)
 def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, *, dps):
     wp = dps + 10
     with mp.workdps(wp):
+        # q from rho as given, 1 - rho and 1 + rho exact (rho = -1 + 1e-20 rounded to wp digits
+        # first would leave 1 + rho with wp - 20 of them)
+        with mp.workprec(mp.mp.prec + (rho._mpf_[3] if isinstance(rho, mp.mpf) else 64) + 64):
+            q = mp.sqrt((1 - rho) * (1 + rho))
+        q = +q
         mu1, mu2, s1, s2, rho = (mp.mpf(v) for v in (mu1, mu2, s1, s2, rho))
         L = _reach(wp)
         rule = _rule(_order(dps), mp.mp.prec)
-        q = mp.sqrt((1 - rho) * (1 + rho))
         outer = [(k - mu1) / s1 for k in kinks_f]
         if rho != 0:
             for k in kinks_g:
