@@ -447,3 +447,19 @@ def test_the_report_says_each_phase_and_its_time_under_no_progress(tmp_path, mon
     assert data["generated"]["elapsed_s"] == pytest.approx(sum(p["seconds"] for p in phases), abs=0.2)
     assert "## Time per phase" in (out / "report.md").read_text()
     assert 'id="phases"' in (out / "report.html").read_text()
+
+
+def test_the_versions_name_each_packs_own_distribution(monkeypatch):
+    """A pack installed from a distribution of its own (a user's paper) has its distribution's
+    version among the report's versions; maskverify's own packs add nothing."""
+    from importlib import metadata
+    from types import SimpleNamespace
+
+    eps = [SimpleNamespace(name="other", dist=SimpleNamespace(name="maskverify_other", version="1.2")),
+           SimpleNamespace(name=PACK.id, dist=SimpleNamespace(name="maskverify", version="0.1.0")),
+           SimpleNamespace(name="absent", dist=SimpleNamespace(name="maskverify_absent", version="9"))]
+    monkeypatch.setattr(metadata, "entry_points", lambda group=None, **kw: eps if group == "maskverify.papers"
+                        else [])
+    got = report.versions([PACK, OTHER])
+    assert got["maskverify_other"] == "1.2" and "maskverify_absent" not in got
+    assert list(got).count("maskverify") == 1
