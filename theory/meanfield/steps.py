@@ -118,8 +118,8 @@ EQ20 = Statement(
 eta_I = Tex(r"\eta(h)")
 Ldot = Tex(r"\frac{d}{dt}\mathcal{L}")
 LEMMA1_STEPS = Statement(
-    id="lemma.1.steps", ref="Appendix D, (37), (40), (43), (51)",
-    title="the inequalities of Lemma 1's proof at every state: the PL-type bound (37), the count (40), the speed bound (43)",
+    id="lemma.1.steps", ref="Appendix D, (37), (40), (43)-(44), (47), (49), (51)",
+    title="the inequalities of Lemma 1's proof: at every state the PL-type bound (37), the count (40), the speed bound (43); along the flow their integrals (44), (47), (49)",
     kind=Kind.UPPER_BOUND,
     params=PARAMS_DYN + (Param(lam2, sp.Interval.open(0, sp.oo), r"$\lambda_{\max}(G)$"),
                          Param(K_s, sp.Interval.open(0, sp.oo), r"$\inf_I|\sigma'|$")),
@@ -130,13 +130,19 @@ LEMMA1_STEPS = Statement(
         Equation("43", Tex(r"\frac1m\sum_{i=1}^m\left|\frac{d}{dt}h_i(x_a)\right|"),
                  lam2 * lam1 ** sp.Rational(-1, 2) * Tex(r"\left|\frac{d}{dt}\mathcal{L}\right|^{1/2}"), "<="),
         Equation("51", lam2, n * Tex(r"G_{\max}"), "<="),
+        Equation("44", Tex(r"\frac1m\sum_{i=1}^m|h_i^t(x_a)-h_i^0(x_a)|"),
+                 lam2 * lam1 ** sp.Rational(-1, 2) * Tex(r"\int_0^t|\dot{\mathcal L}^s|^{1/2}ds"), "<="),
+        Equation("47", Tex(r"\max_a\frac1m\#\{i:|h^t_{ia}-h^0_{ia}|\ge\xi\}"),
+                 Tex(r"C_1\int_0^t|\dot{\mathcal L}^s|^{1/2}ds"), "<="),
+        Equation("49", Tex(r"\eta^t"), Tex(r"\min_a\frac1m\#\{i:h^0_{ia}\in I_0\}-C_1\int_0^t|\dot{\mathcal L}^s|^{1/2}ds"), ">="),
     ),
     assumptions=("Assumption 2", r"$|c_i|=\hat c$", r"$\lambda_{\min}(G)>0$",
                  r"$\eta(h)=\min_a\frac1m\#\{i:h_{ia}\in I\}$ at the state $h$; (40) for any two states $h^0$, $h^t$"),
     notes=("Each holds at every state h (or pair of states), not only along a flow, so the witness draws states. "
            "(37)'s first line prints sigma'(h_i(x_a)) sigma'(h_i(x_a)) for sigma'(h_i(x_a)) sigma'(h_i(x_b)) "
            "(errata E8); the chain holds with (14)'s form. (43)'s third step is false alone (errata E1), its "
-           "conclusion holds. (44)-(47) integrate (43) and are not checked on their own."),
+           "conclusion holds. (44), (47), (49) integrate (43) along the flow: checked along integrated flows, the integral "
+           "by the trapezoid rule over the records, less 10 x its Richardson estimate (C_1 = lambda_2 lambda_1^(-1/2)/xi)."),
 )
 
 # ------------------------------------------------------------------------------ Appendix E's steps

@@ -376,3 +376,43 @@ def test_91_92_frobenius_and_spectral(n, log_scale, u_frac, seed, flat):
     if fro >= u:
         assert np.abs(E).max() >= u / n * (1 - tol.rtol)
     assert np.abs(np.linalg.eigvalsh(E)).max() <= fro * (1 + tol.rtol)
+
+
+# ----------------------------------------------------------------------------- Appendix D along the flow
+@pytest.mark.statement("lemma.1.steps")
+@pytest.mark.witness("dynamics")
+@pytest.mark.parametrize("c_hat, I", [(0.7, (-1.0, 1.0)), (3.0, (-0.5, 1.5))])
+def test_lemma1_integrals_along_the_flow(c_hat, I, record):
+    """(44), (47), (49) along an RK4 flow of (11) (tanh, n = 3 <= d = 5, m = 48): the integral of |dL/dt|^(1/2)
+    by the trapezoid rule over 128 records, less 10 x its Richardson estimate (the trapezoid on every other
+    record), so that the right sides are never overstated; the counts with the integrator's error charged."""
+    from numerics.meanfield import dynamics as dy
+    from numerics.meanfield.kernels import gram_shallow
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((3, 5))
+    p = dy.make_problem(gram_shallow(X), rng.uniform(-0.5, 0.5, 3), 48, c_hat, "tanh", seed=3)
+    lam_min, lam_max = p.eig()
+    traj = dy.integrate(p, 20.0 / (p.c_hat**2 * lam_max), records=128, rtol=1e-9, max_steps=2**14)
+    t = np.asarray(traj.times)
+    g = np.sqrt(np.abs([dy.loss_rate(p, h) for h in traj.states]))
+    fine = np.concatenate([[0.0], np.cumsum((g[1:] + g[:-1]) / 2 * np.diff(t))])
+    coarse = np.concatenate([[0.0], np.cumsum((g[2::2] + g[:-2:2]) / 2 * np.diff(t[::2]))])
+    lo, hi = I
+    xi = (hi - lo) / 3
+    C1 = lam_max * lam_min**-0.5 / xi
+    e = 10 * traj.halving_error
+    h0 = traj.states[0]
+    eta0 = float(dy.active_fraction(h0, lo + xi, hi - xi))
+    worst, judged = 0.0, 0
+    for k in range(2, len(t), 2):
+        integral = fine[k] - 10 * abs(fine[k] - coarse[k // 2]) / 3
+        h = traj.states[k]
+        move = float((h - h0).abs().mean(0).max()) - e
+        assert move <= lam_max * lam_min**-0.5 * integral, ("(44)", t[k], move, integral)
+        far = float(((h - h0).abs() >= xi + e).to(DTYPE).mean(0).max())
+        assert far <= C1 * integral, ("(47)", t[k], far)
+        assert dy.active_fraction(h, lo + e, hi - e) >= eta0 - C1 * integral, ("(49)", t[k])
+        worst = max(worst, move / (lam_max * lam_min**-0.5 * integral) if integral > 0 else 0.0)
+        judged += 1
+    record(judged=judged, ratio=worst, detail=f"max (44) ratio {worst:.3g} over {judged} records to t = {t[-1]:.3g}")
