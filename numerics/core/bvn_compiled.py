@@ -20,6 +20,13 @@ in parallel over the rows (threads of a pool, the loop releasing the GIL):
   intervals, tail differences elsewhere).
 
 Rows no fast path takes come back with ``done`` False and go to the general path in torch.
+
+The loop's body is one row function, :func:`phi2_row` (routing and values of one row, Phi(h),
+Phi(k) and exp(-h^2/2), exp(-k^2/2) optionally given by the caller), with the rows of
+``bvn_cdf(atol=...)`` beside it: :func:`phi2_within_atol` (``bvn._within_atol``, a one-dimensional
+tail) and :func:`phi2_band_within_atol` (``bvn._band_within_atol``, the rule's band).  The exact
+network pass's pair kernel (``numerics.masking.pair_kernel``) calls these per pair from its own
+cached code, recording this file's digest for the same cache soundness as below.
 Every threshold and node table is read from ``numerics.core.bvn`` at each call and passed
 in as data (never frozen into the compiled code), so the two implementations cannot drift
 apart silently: tests compare them row by row (routing and values) and both against mpmath.

@@ -80,7 +80,7 @@ from numerics.core import vmath as vm
 
 #: SHA-256 of the files whose compiled code this file's cached code inlines
 _DEPENDS = {
-    "bvn_compiled.py": "f8046b5185c26b86eeb1b6987b881d1acc0ad88b43839407d64deb53d6e8f013",
+    "bvn_compiled.py": "cc93ee6a4c2990379194ac86269c973a580975c035e0f6c0800ec9e32353b74b",
     "vmath.py": "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a",
 }
 
