@@ -62,6 +62,9 @@ WORDS: dict[str, str] = {
                      "means {+-mu_1, +-mu_2} so that the neural network essentially acts as the low-complexity classifier "
                      "x -> sgn(|<mu_1,x>| - |<mu_2,x>|)'"),
     "prose.growth": "'(1) its norm increases throughout training, so that the network relies more upon this neuron'",
+    "fig.1": ("'In Figure 1, we plot the decision boundary for a neural network trained by gradient descent when 15% of the "
+              "training labels are flipped and we observe that indeed every noisy sample is incorrectly classified and every "
+              "clean sample is correctly classified'"),
     "thm.3.1": ("'by running gradient descent with step-size alpha for T = 1 + 1/(4 alpha) iterations, with "
                 "probability at least 1 - 4 delta ... we have,' [lost]; 'accurately classifies every clean sample, and "
                 "incorrectly classifies every noisy sample, and achieves population risk close to the noise rate eta'; "
@@ -167,6 +170,11 @@ READINGS: dict[str, tuple[Reading, ...]] = {
         R("to-T", "||w_j^(t+1)|| > ||w_j^(t)|| for every j in J and t = 0..T-1", 1),
         R("through-4T", "the same for t = 0..4T-1 (training past the early stop)", 2),
         R("any-init", "the same without (A6), at the standard initialisation omega = 1/sqrt(d)", 3),
+    ),
+    "fig.1": (
+        R("inside", "at eta = 0.15 and the smallest setting inside (A1)-(A3), (A5)-(A7) for C = 16, the run fits every clean "
+                    "and misfits every noisy sample with probability >= 1/2", 1),
+        R("drawn", "the same at the pack's drawing settings of Fig. 1 (sigma sqrt d = 1.5, outside (A2))", 2),
     ),
     "thm.3.1": (
         R("fit", "with probability >= 1 - 4 delta, every clean training sample right and every noisy one wrong at T", 1),
