@@ -800,7 +800,12 @@ def add_subcommand(sub) -> None:
             "figures' data), latex/.  Every file is written atomically.\n\n"
             "Time: the default tier takes a few minutes on 2 cores (mostly the witnesses); --deep adds\n"
             "the slow tier and runs the fuzz campaigns deep (10x examples, wider domains); the\n"
-            "figures are drawn at reduced sizes unless --full-figures.\n\n"
+            "figures are drawn at reduced sizes unless --full-figures.  Figures whose runs are tasks\n"
+            "(PaperPack.records; the masking pack's Fig. 3(a) and Section 6) are drawn from the task\n"
+            "records the pack commits where they are stored for this code version (the report says\n"
+            "when and where they were computed); what is not stored is computed and written under\n"
+            "DIR/records/<pack>/; --rerun computes everything.  One line per phase, with its time, is\n"
+            "printed on stderr (also with --no-progress), and the report gives the time per phase.\n\n"
             "Exit status: 0 when the report was written, also when statements fail (the report says\n"
             "so); 2 on bad input (unknown paper or figure, invalid errata data) or when pytest could\n"
             "not run the witnesses (nothing is written).\n"),
