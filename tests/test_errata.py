@@ -262,6 +262,20 @@ def test_raises_problems_catches_a_strict_xfail_without_raises():
     assert raises_problems([bare, named, plain]) == [f"{bare.nodeid}: xfail(strict=True) without raises="]
 
 
+def test_a_distributions_test_is_listed_by_its_import_name_or_its_path_from_the_distribution():
+    """An erratum of a distribution lists its tests as ``pkg.verify.test_x::test`` (what ``pytest
+    --pyargs`` runs from anywhere) or ``pkg/verify/test_x.py::test`` (from the distribution's root);
+    a bare ``test_x.py::test`` runs from neither and is no name of it."""
+    names = frozenset({"maskverify_w.verify.test_s3_erf::test_printed[1]",
+                       "maskverify_w/verify/test_s3_erf.py::test_printed[1]"})
+    c = Collected("maskverify_w.verify.test_s3_erf::test_printed[1]", "fails (w:E1)", frozenset({"s"}),
+                  "AssertionError", None, names)
+    for listed in ("maskverify_w.verify.test_s3_erf::test_printed",
+                   "maskverify_w/verify/test_s3_erf.py::test_printed", "maskverify_w.verify.test_s3_erf::test_printed[1]"):
+        assert _matches(listed, c), listed
+    assert not _matches("test_s3_erf.py::test_printed", c)
+
+
 def _with_python(pack) -> list:
     return [e for e in errata.load(pack) if python_commands(e)]
 
