@@ -114,6 +114,20 @@ EQ20 = Statement(
                  r"the second part for $n>d$"),
 )
 
+# ------------------------------------------------------------------------------ Assumption 4's sufficient condition
+ASM4_SUFFICIENT = Statement(
+    id="asm.4.sufficient", ref="Assumption 4, the sentence after it",
+    title="Gbar^(1) is positive definite for Gaussian z, ReLU and data with no two points parallel (any n, d)",
+    kind=Kind.LOWER_BOUND,
+    params=(Param(n, sp.Naturals, "data points"), Param(d, sp.Naturals, "input dimension")),
+    equations=(Equation("relu", Tex(r"\lambda_{\min}(\bar G^{(1)})"), sp.S.Zero, ">"),),
+    assumptions=(r"$z\sim\mathcal N(0,I_d)$, $\sigma=\mathrm{ReLU}$", r"$x_a\ne0$ and $x_a\ne s\,x_b$ for $s>0$, $a\ne b$"),
+    notes=("The text cites [19] for ReLU and [18] for analytic non-polynomial sigma; only ReLU is checked here "
+           "(certified Arb enclosures). Antiparallel pairs (x, -x) are allowed and the matrix stays definite: "
+           "for ReLU only positive multiples must be excluded (relu(s u) = s relu(u) makes x and s x's "
+           "features proportional)."),
+)
+
 # ------------------------------------------------------------------------------ Appendix D's steps
 eta_I = Tex(r"\eta(h)")
 Ldot = Tex(r"\frac{d}{dt}\mathcal{L}")
@@ -210,4 +224,4 @@ LEMMA4_STEPS = Statement(
            "the 1/sqrt(d) of (23) is dropped in G.1: constants the Omega absorbs."),
 )
 
-STATEMENTS = (EQ8, EQ13, EQ16_EXAMPLES, ASM2_EXAMPLES, EQ20, LEMMA1_STEPS, THM1_STEPS, THM2_STEPS, LEMMA4_STEPS)
+STATEMENTS = (EQ8, EQ13, EQ16_EXAMPLES, ASM2_EXAMPLES, EQ20, ASM4_SUFFICIENT, LEMMA1_STEPS, THM1_STEPS, THM2_STEPS, LEMMA4_STEPS)
