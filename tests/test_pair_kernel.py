@@ -50,3 +50,16 @@ def test_routing_and_switch(monkeypatch):
     monkeypatch.setattr(nw, "_PAIR_KERNEL", True)
     with pytest.raises(ValueError, match="threads must be >= 1"):
         nw.expected_loss(W, a, X, y, 0.3, threads=0)
+
+
+def test_any_split_gives_the_same_bits():
+    """Each sample's sums are formed by one thread in a fixed order, the deferred pairs and the sums over
+    samples in sample order: 1, 2, 3 and 5 threads (uneven splits) give the same bits."""
+    rng = np.random.default_rng(4)
+    W, X = rng.standard_normal((9, 4)), rng.standard_normal((43, 4))
+    W[1] = W[0] * (1 + 1e-10)  # a refined (deferred) pair in every sample
+    a, y = np.where(rng.random(9) < 0.5, -1.0, 1.0), rng.standard_normal(43)
+    ref = nw.expected_loss_and_grad(W, a, X, y, 0.15, threads=1)
+    for threads in (2, 3, 5):
+        got = nw.expected_loss_and_grad(W, a, X, y, 0.15, threads=threads)
+        assert got[0] == ref[0] and np.array_equal(got[1], ref[1]), threads
