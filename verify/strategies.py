@@ -21,7 +21,6 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from numerics.core import strategies as core
-from numerics.masking.instances import networks  # noqa: F401  (Assumption 3.1 networks; maskverify fuzz draws them too)
 
 FIRST = (1e-300, 1e300)
 SECOND = (1e-150, 1e150)

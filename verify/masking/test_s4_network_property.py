@@ -15,7 +15,8 @@ from numerics.core import closed_form as cf
 from numerics.masking import network as nw
 from numerics.core.tolerance import EPS, Tol
 from verify import strategies as S
-from verify.strategies import networks, normal_params
+from numerics.masking.instances import networks
+from verify.strategies import normal_params
 
 pytestmark = pytest.mark.witness("property")
 FD = Tol(rtol=1e-8, why="Richardson-extrapolated central differences, step 1e-3 of the smoothing scale (observed <= 5e-11)")

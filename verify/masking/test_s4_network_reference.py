@@ -18,7 +18,7 @@ from hypothesis import given, note, target
 from numerics.masking import network as nw
 from numerics.masking import reference_network as rn
 from numerics.core.tolerance import Tol, digits
-from verify.strategies import networks
+from numerics.masking.instances import networks
 from verify.masking.test_s4_network_montecarlo import NETWORKS
 
 pytestmark = pytest.mark.witness("reference")

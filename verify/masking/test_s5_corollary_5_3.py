@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from numerics.masking import convergence as cv
 from numerics.masking import network as nw
 from numerics.core.tolerance import Tol
-from verify.strategies import networks
+from numerics.masking.instances import networks
 
 pytestmark = pytest.mark.statement("cor.5.3")
 ROUNDING = Tol(rtol=1e-12, why="float64 E_C[L_C] of size R^2 minus 2 L(W) = 0, relative to kappa^2 R^2")

@@ -17,7 +17,7 @@ from hypothesis import example, given, target
 from numerics.masking import convergence as cv
 from numerics.masking import network as nw
 from numerics.core.tolerance import EPS, Tol
-from verify.strategies import networks
+from numerics.masking.instances import networks
 
 pytestmark = pytest.mark.statement("cor.5.4")
 HOMOGENEOUS = Tol(rtol=1e-12, why="E_C[grad L_C] - grad L cancels; rounding relative to the gradient's size")

@@ -41,7 +41,7 @@ from theory.masking import network as TN
 from theory.masking import ntk as TK
 from theory.masking import smoothness as TS
 from verify.profiles import examples as budget
-from verify.strategies import networks
+from numerics.masking.instances import networks
 
 pytestmark = pytest.mark.witness("fast")
 

@@ -27,7 +27,7 @@ from numerics.masking import network as nw
 from numerics.masking import smoothness as sm
 from numerics.core.arrays import DTYPE
 from numerics.core.tolerance import EPS, Tol, ZTest
-from verify.strategies import networks
+from numerics.masking.instances import networks
 
 ROUNDING = Tol(rtol=64 * EPS, why="both sides are a few float64 products of the same residuals e_i and "
                                   "masked inputs x_i . c_i (d <= 3); equality holds for n = 1")
