@@ -17,7 +17,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Section 4.1: the sample", ("lemma.4.3", "lemma.4.4")),
     ("Sections 4.2-4.3: along gradient descent", ("cond.4.7", "cond.4.8", "lemma.A.1", "lemma.4.6", "lemma.4.9", "lemma.4.9.lip", "sec4.2.example",
                                                   "lemma.4.10", "lemma.4.11", "lemma.4.11.step")),
-    ("Section 3: the conclusions", ("thm.3.1", "prop.3.2", "prose.simple", "prose.growth", "prose.subgradient", "fig.1", "fig.2")),
+    ("Section 3: the conclusions", ("thm.3.1", "prop.3.2", "prose.simple", "prose.growth", "prose.subgradient", "fig.1", "fig.2", "prose.odd-m")),
 )
 
 NOTATION: tuple[tuple[str, str], ...] = (

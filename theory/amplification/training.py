@@ -427,6 +427,22 @@ FIGURE_2 = Statement(
     checked_in="slow tier: pytest verify/amplification/test_s5_figure2.py -m slow",
 )
 
+ODD_WIDTH = Statement(
+    id="prose.odd-m",
+    ref="Section 2: 'Our results hold for odd m by setting a_m = 0'",
+    title="with odd m and a_m = 0 the last neuron never moves and Theorem 3.1's fit holds as for even widths",
+    kind=Kind.EMPIRICAL,
+    params=GD_DOMAINS,
+    equations=(Equation("frozen", Tex(r"w_m^{(t)}"), Tex(r"w_m^{(0)}"), "="),
+               Equation("fit", Expectation(Indicator(Tex(r"\min_{i\in\mathcal C}y_if(x_i;W^{(T)})>0>\max_{i\in\mathcal N}y_if(x_i;W^{(T)})")),
+                                           r"S,\,W^{(0)}"), 1 - 4 * delta, ">=")),
+    assumptions=ASSUMPTIONS[1:] + ("m odd, a_j = +1/sqrt(m) for j < (m-1)/2 + 1, -1/sqrt(m) for the next (m-1)/2, a_m = 0; "
+                                   "(A1)-(A7) at the smallest setting for C = 16 with m = 39",),
+    notes="Printed in parentheses; 'hold' is read for the fit of Theorem 3.1 (rate over seeds, Clopper-Pearson), with a_m = 0's "
+          "neuron frozen at its initialisation (its gradient carries the factor a_m).",
+    provenance=AS_PRINTED,
+)
+
 THEOREM = Statement(
     id="thm.3.1",
     ref="Theorem 3.1",
@@ -474,4 +490,4 @@ POP_MU2 = -(2 * Phi(b2 / sigma) - 1)
 POP_U = 2 * sigma * (varphi(b1 / sigma) - varphi(b2 / sigma))
 
 STATEMENTS = (SAMPLE, COUNT_GAP, ALIGNMENT, ORTHOGONALITY, GROWTH, SUBNETWORK, SUBNET_MARGIN, ONE_STEP, INDUCTION,
-              AO_STEP, LIPSCHITZ, SIMPLE, GROWTH_UP, SUBGRADIENT, EXAMPLE_42, FIGURE_1, FIGURE_2, THEOREM, FEATURES)
+              AO_STEP, LIPSCHITZ, SIMPLE, GROWTH_UP, SUBGRADIENT, EXAMPLE_42, FIGURE_1, FIGURE_2, ODD_WIDTH, THEOREM, FEATURES)
