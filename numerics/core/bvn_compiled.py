@@ -302,7 +302,7 @@ def _e_half(hi, ki, eh, ek, clamp):
     return ek if ek == ek else _exp_half_sq(ki, clamp)
 
 
-@numba.njit(cache=_CACHE, error_model="numpy")
+@numba.njit(cache=_CACHE, error_model="numpy", inline="always")  # numba-level inlining: ~15 % of a pair
 def phi2_row(hi, ki, ri, ph, pk, eh, ek, relative, prm, x16, w16, x24, w24, x32, w32, x48, w48, xj, wj, xs,
              ws, buf):
     """(Phi2, True) for one interior row (finite h, k, |rho| < 1) that a fast path of ``bvn_cdf``

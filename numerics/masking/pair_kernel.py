@@ -80,7 +80,7 @@ from numerics.core import vmath as vm
 
 #: SHA-256 of the files whose compiled code this file's cached code inlines
 _DEPENDS = {
-    "bvn_compiled.py": "cc93ee6a4c2990379194ac86269c973a580975c035e0f6c0800ec9e32353b74b",
+    "bvn_compiled.py": "f4fd583cebf225fc4ecc2030a092d13076d91196ab4eb294bc8b8cdda551c47c",
     "vmath.py": "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a",
 }
 
