@@ -408,9 +408,12 @@ def statement_fragment(paper: Paper, statement_id: str) -> str:
         lines.append(r"\textit{Provenance:} %s." % escape_text(st.provenance.describe()))
     if st.assumptions:
         lines.append(r"\textit{Assumptions:} %s." % "; ".join(text_with_math(a) for a in st.assumptions))
-    lines.append(r"\begin{align}")
-    lines.append(" \\\\\n".join(equation_line(st, eq, paper.id + ":") for eq in st.equations))
-    lines.append(r"\end{align}")
+    if st.equations:
+        lines.append(r"\begin{align}")
+        lines.append(" \\\\\n".join(equation_line(st, eq, paper.id + ":") for eq in st.equations))
+        lines.append(r"\end{align}")
+    else:  # a placeholder drafted from the paper (maskverify new --from): an empty align is a TeX error
+        lines.append(r"\textit{No relation written yet.}")
     if st.where:
         lines.append(r"where")
         lines.append(r"\begin{align*}")
