@@ -154,7 +154,7 @@ def test_every_pack_has_a_source_index_that_cites_every_statement(pack):
 
 @pytest.mark.parametrize("pack", PACKS, ids=lambda p: p.id)
 def test_every_pack_sources_md_is_rendered_from_its_data(pack):
-    """``notes/<pack>/sources.md`` is what ``python -m numerics.core.sources`` writes."""
+    """``notes/<pack>/sources.md`` is what ``python -m numerics.core.sources_notes`` writes."""
     if pack.index is None:
         pytest.fail(f"{pack.id} has no source index")
     path = sources.markdown_path(pack.index)

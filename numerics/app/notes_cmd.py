@@ -1,5 +1,5 @@
 """``maskverify notes``: regenerate what the selected packs commit that is generated
-(``numerics.core.notes``: ``errata.md`` from ``errata.toml``, the LaTeX under
+(``numerics.core.notes``: ``errata.md`` from ``errata.toml``, ``sources.md`` from the source index, the LaTeX under
 ``notes/<id>/latex/``), or with ``--check`` only list what is stale (exit status 1)."""
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ def add_subcommand(sub) -> None:
     from numerics.core.cliargs import add_paper_argument
 
     p = sub.add_parser(
-        "notes", help="regenerate a pack's generated notes (errata.md, LaTeX); --check lists what is stale",
+        "notes", help="regenerate a pack's generated notes (errata.md, sources.md, LaTeX); --check lists what is stale",
         description="Regenerate, for each selected pack, the files it commits that are generated from its "
-                    "data: errata.md beside errata.toml (when the pack has findings' data) and the LaTeX "
+                    "data: errata.md beside errata.toml (when the pack has findings' data), sources.md beside "
+                    "sources.toml (its source index) and the LaTeX "
                     "under notes/<id>/latex/ (one fragment per statement and formulas.tex).  Only files "
                     "that differ are written; .tex files no statement makes any more are removed.",
         epilog="With --check nothing is written: every stale file is listed (missing, differs, left over) "

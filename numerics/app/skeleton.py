@@ -267,7 +267,7 @@ SOURCES = '''\
 # statements that carry it or the reason none does (numerics.core.sources describes the keys; the
 # check table counts them: "N results in the paper: ...").  `maskverify new __ID__ --from paper.tex`
 # drafts it from the paper; this one indexes the placeholder statement of the skeleton.  After
-# editing, run `python -m numerics.core.sources` to render sources.md.
+# editing, run `python -m numerics.core.sources_notes` to render sources.md.
 [paper]
 source = "the skeleton of maskverify new (no paper read yet)"
 

@@ -5,6 +5,8 @@ two generated things beside the notes written by hand:
 
 - ``errata.md``, rendered from ``errata.toml`` (``numerics.core.errata.render_markdown``), when
   the data file exists;
+- ``sources.md``, rendered from the source index (``numerics.core.sources.render_markdown``), when
+  the pack has one;
 - ``latex/``: one fragment per statement and the pack's ``formulas.tex``
   (``theory.core.latex.files``), for every pack.
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from theory.core.latex import files as latex_files
 
-from . import errata
+from . import errata, sources
 
 #: the subfolder of a pack's notes that holds its generated LaTeX
 LATEX_DIR = "latex"
@@ -50,10 +52,12 @@ def latex_dir(pack) -> Path:
 
 def generated(pack) -> dict[Path, str]:
     """Every generated file the pack commits, ``{path: text}``: its ``errata.md`` (when its
-    errata data exist) and its LaTeX."""
+    errata data exist), its ``sources.md`` (when it has a source index) and its LaTeX."""
     out = {}
     if Path(pack.errata).exists():
         out[errata.markdown_path(pack)] = errata.render_markdown(pack, errata.load(pack))
+    if pack.index is not None:
+        out[sources.markdown_path(pack.index)] = sources.render_markdown(pack.index, pack.title)
     out.update({latex_dir(pack) / name: text for name, text in latex_files(pack.paper).items()})
     return out
 

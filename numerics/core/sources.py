@@ -28,12 +28,11 @@ tex         text                         the display's LaTeX as printed (``maskv
 ``load`` rejects an unknown key or kind, a missing required field, a duplicate label, an unknown
 statement id, an entry with neither statements nor reason, ``reason`` beside statements and
 ``partial`` without them; ``PaperPack`` calls it when the pack is built, so a broken index fails at
-import.  ``python -m numerics.core.sources`` renders every registered pack's ``sources.md`` beside the
-data (``--check PACK`` only validates).
+import.  ``python -m numerics.core.sources_notes`` renders the registered packs' ``sources.md`` beside
+the data (this module imports no registry: the registry's packs import it).
 """
 from __future__ import annotations
 
-import sys
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
@@ -53,7 +52,8 @@ BUCKET_PHRASES = {"holds": "carried by a holding or supported statement", "findi
 #: the statuses of ``numerics.app.verdicts`` as the buckets read them
 _POSITIVE = ("holds", "supported")
 _FINDING = ("finding", "not supported")
-COMMAND = "python -m numerics.core.sources"
+#: the command that renders every pack's sources.md (``numerics.core.sources_notes``)
+COMMAND = "python -m numerics.core.sources_notes"
 #: the longest quote an entry may hold (a quote locates a result; it does not copy the paper)
 QUOTE_MAX = 400
 
@@ -279,44 +279,3 @@ def render_markdown(index: Index, title: str) -> str:
         lines.append(f"| {_cell(r.printed)} | {r.kind} | {_cell(r.section)} | {by} | {_cell(r.partial or r.reason)} "
                      f"| {_cell(r.quote)} |")
     return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Render every registered pack's ``sources.md`` (``--check PACK``: validate that pack's index
-    and say its counts).  Exit 0, 1 for an invalid index (the message says where), 2 for bad usage."""
-    from theory.core.io import atomic_write
-
-    from .registry import select
-
-    argv = list(argv or [])
-    check = None
-    if argv[:1] == ["--check"] and len(argv) == 2:
-        check = argv[1]
-    elif argv:
-        print(f"usage: {COMMAND} [--check PACK]", file=sys.stderr)
-        return 2
-    try:
-        packs = select([check] if check else None)
-    except (KeyError, ValueError, RuntimeError) as exc:  # RuntimeError: a pack failed to load
-        print(f"{COMMAND}: {exc}", file=sys.stderr)
-        return 1
-    for pack in packs:
-        index = pack.index
-        if index is None:
-            print(f"{pack.id}: no source index ({pack.sources}); nothing written")
-            continue
-        if check:
-            carried = sum(1 for r in index.results if r.statements and not r.partial)
-            part = sum(1 for r in index.results if r.partial)
-            uncited = sorted({s.id for s in pack.paper.statements} - index.cited())
-            print(f"{pack.id}: {len(index.results)} results, {carried} carried, {part} in part, "
-                  f"{len(index.results) - carried - part} not carried"
-                  + (f"; statements no result cites: {', '.join(uncited)}" if uncited else ""))
-            continue
-        path = atomic_write(markdown_path(index), render_markdown(index, pack.title))
-        print(f"{pack.id}: wrote {path} ({len(index.results)} results)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
