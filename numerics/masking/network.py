@@ -48,6 +48,11 @@ pairs whose P a one-dimensional tail pins (a neuron almost surely off or on: at 
 the pairs the general path would take) skip that path.
 Work is chunked over samples so that peak memory stays near ``pair_budget`` pair
 values (about 40 float64 temporaries each).
+
+On the CPU (float64) the exact pass runs as one compiled pair kernel instead
+(``numerics.masking.pair_kernel``: each pair once, in registers, on ``threads`` threads, the same
+bits for every thread count), which states the pass's normwise contract (``CONTRACT``); this tensor
+formulation stays the reference it is held to and the CUDA path (``_PAIR_KERNEL``).
 """
 from __future__ import annotations
 
