@@ -142,8 +142,9 @@ def closure_version(fn: Task, within: str | None = None) -> str:
     """The package version and a hash of the source of the module defining ``fn`` and of every
     module of the package ``within`` (default: the first two components of the module's name,
     e.g. ``numerics.masking``) that it imports, directly or not, in any function: the version a
-    committed record needs (an edit to a helper of the task's own pack makes it stale; edits
-    elsewhere, the core's included, do not: the core is held by its own tests)."""
+    committed record needs (an edit to the code of a helper of the task's own pack makes it stale;
+    edits to comments and docstrings, and edits elsewhere, the core's included, do not: the core is
+    held by its own tests).  The hash is of each module's code (``_code_of``)."""
     import importlib.util
 
     fn = getattr(fn, "func", fn)
@@ -165,9 +166,25 @@ def closure_version(fn: Task, within: str | None = None) -> str:
         todo += sorted(_imports(mod, seen[mod]))
     h = hashlib.sha256()
     for mod in sorted(seen):
-        h.update(mod.encode() + b"\0" + seen[mod].read_bytes() + b"\0")
+        h.update(mod.encode() + b"\0" + _code_of(seen[mod]).encode() + b"\0")
     base = module_version(fn).split("+")[0]
     return f"{base}+closure-{h.hexdigest()[:16]}"
+
+
+def _code_of(path: Path) -> str:
+    """The code of a Python file without its comments, docstrings and layout (``ast.dump`` of its
+    tree, docstrings removed): what a task computes, so that an edit to prose alone keeps its
+    records."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
 
 
 def tree_version(root: str | os.PathLike) -> str:
