@@ -212,3 +212,19 @@ def test_papers_counts_in_the_singular(distribution, capsys):
     assert main(["papers", "--paper", "mvlint_count"]) == 0
     assert "  1 statement, 0 findings;" in capsys.readouterr().out
     assert (_count(1, "finding"), _count(2, "finding"), _count(0, "finding")) == ("1 finding", "2 findings", "0 findings")
+
+
+def test_a_module_that_only_holds_a_pack_is_not_the_pack(tmp_path, monkeypatch):
+    """A test module (or any module) with an installed pack as a global is not one of the pack's
+    modules: ``pack_packages`` keeps only holders in the entry point's package (before, after the
+    report's tests had run in the same process, every file of tests/ counted as masking's)."""
+    import types
+
+    pack = registry.get("masking")
+    (tmp_path / "holder_pkg").mkdir()
+    (tmp_path / "holder_pkg" / "__init__.py").write_text("import numerics.amplification\n")
+    holder = types.ModuleType("holder_pkg")
+    holder.__file__ = str(tmp_path / "holder_pkg" / "__init__.py")
+    holder.PACK = pack
+    monkeypatch.setitem(sys.modules, "holder_pkg", holder)
+    assert "holder_pkg" not in lint.pack_packages(pack)

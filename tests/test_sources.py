@@ -257,4 +257,4 @@ def test_maskverify_papers_prints_each_pack_coverage(capsys):
     out = capsys.readouterr().out
     for pack in PACKS:
         assert f"{pack.id}: " in out
-    assert out.count("results in the paper") + out.count("no source index") == len(PACKS)
+    assert out.count(" in the paper: ") + out.count("no source index") == len(PACKS)  # "1 result in the paper: "

@@ -99,11 +99,29 @@ def _folder(package: str) -> Path | None:
     return Path(file).resolve().parent if file else None
 
 
+def _entry_top(pack_id: str) -> str | None:
+    """The top-level package of the entry point that installs pack ``pack_id`` (None for a pack
+    registered in-process)."""
+    from importlib import metadata
+
+    from numerics.core.registry import GROUP
+
+    for ep in metadata.entry_points(group=GROUP):
+        if ep.name == pack_id:
+            return ep.module.split(".")[0]
+    return None
+
+
 def pack_packages(pack) -> dict[str, Path]:
     """``{package: folder}`` of ``pack``'s modules: the packages of the modules holding its
-    ``PaperPack`` or ``Paper``, and the package of its witnesses' folder."""
+    ``PaperPack`` or ``Paper``, and the package of its witnesses' folder.  For an installed pack
+    only holders in its entry point's top-level package (or the suite's) count: any other module
+    may hold a reference to it (a test module's global), which does not make that module the pack's."""
     packages = {}
+    top = _entry_top(pack.id)
     for name in _holders(pack, pack.paper):
+        if top is not None and name.split(".")[0] not in (top, *TOPS):
+            continue
         package = _package_of(name)
         if package.split(".")[0] in TOPS and package.split(".")[-1] in GENERIC + ("",):
             continue

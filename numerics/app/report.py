@@ -42,7 +42,7 @@ from numerics.core.cliargs import UsageError, add_paper_argument, count, papers
 from theory.core.io import atomic_write
 
 from . import checkrun, coverage, verdicts
-from .report_notes import STATEMENTS_NOTE
+from .report_notes import STATEMENTS_NOTE, records_line
 
 SCHEMA = "maskverify-report/2"
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,25 +265,6 @@ class FigureOutcome:
 RECORDS_DIR = "records"
 """Where a report writes the task records it computes (``records/<pack>/``, an execution store):
 what to copy into a pack's ``PaperPack.records`` folder to refresh the committed ones."""
-
-
-def records_line(rec: dict | None) -> str:
-    """How a figure's records were obtained, one sentence (report.md, report.html, the terminal)."""
-    if not rec:
-        return ""
-    st = rec["stored"]
-    when = (f"finished {st['finished'][0]}" + (f" to {st['finished'][1]}" if st["finished"][1] != st["finished"][0]
-                                                else "") if st.get("finished") else "finished at an unrecorded time")
-    stored = (f"{st['records']} task records stored for this code version ({', '.join(st['versions'])}), {when} "
-              f"on {', '.join(st['hosts'])}, {st['compute_s']:g} s of compute, from {rec['committed']}"
-              if st["records"] else "")
-    computed = f"{rec['computed']} task(s) computed now (records in {rec['written_to']})" if rec["computed"] else ""
-    reused = f"{rec['reused']} taken from this report's own records" if rec.get("reused") else ""
-    if rec.get("rerun"):
-        return "Recomputed (--rerun): " + (computed or reused or "nothing to compute") + "."
-    return "Drawn from " + "; ".join(x for x in (stored, reused, computed) if x) + "." if (stored or reused) \
-        else "Computed: " + (computed or "no task records") + (" (no records committed for this code version)"
-                                                              if rec.get("committed") else "") + "."
 
 
 def draw_figures(figures: Sequence[ReportFigure], out_dir, *, quick: bool = True, progress: bool = True,

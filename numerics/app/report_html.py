@@ -28,7 +28,7 @@ from numerics.core.sources import BUCKETS
 
 from .checkrun import WITNESSES
 from .coverage import LISTED, printed
-from .report_notes import STATEMENTS_NOTE
+from .report_notes import STATEMENTS_NOTE, records_line
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -386,8 +386,6 @@ def _figures(p: dict, out_dir: Path) -> str:
             '<div class="unavailable">The producer wrote no PNG or SVG to embed.</div>'
         files = f'<div class="files">files: {_e(", ".join(f["files"]))}</div>'
         if f.get("records"):  # drawn from task records: where they came from
-            from .report import records_line
-
             files += f'<div class="files records">{_e(records_line(f["records"]))}</div>'
         parts.append(f'<figure id="fig-{name}">{pics}<figcaption>{caption}{files}</figcaption></figure>')
     return f'<h3>Figures</h3>{"".join(parts) or "<p>No figure was drawn.</p>"}'
