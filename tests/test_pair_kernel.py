@@ -63,3 +63,27 @@ def test_any_split_gives_the_same_bits():
     for threads in (2, 3, 5):
         got = nw.expected_loss_and_grad(W, a, X, y, 0.15, threads=threads)
         assert got[0] == ref[0] and np.array_equal(got[1], ref[1]), threads
+
+
+@pytest.mark.parametrize("relative", [True, False])
+def test_row_function_is_the_loop_row_for_row(relative):
+    """``bvn_compiled.phi2_row`` (what the pair kernel calls) and the loop of ``bvn_compiled._fast_paths``
+    (bvn_cdf's vectorised entry, written out for speed) route and value every row alike, bit for bit."""
+    from numerics.core import bvn
+    from numerics.core import bvn_compiled as bc
+
+    g = np.random.default_rng(8)
+    n = 3000
+    h = np.concatenate([g.normal(0, 3, n), -g.uniform(7, 12, n)])
+    k = np.concatenate([g.normal(0, 3, n), g.normal(0, 4, n)])
+    r = np.concatenate([np.tanh(1.5 * g.standard_normal(n)), g.uniform(-0.99, 0.99, n)])
+    inter = np.ones(h.size, bool)
+    rules = bvn._compiled_rules()
+    prm = bc.parameters(bvn)
+    P, done = bc.fast_paths(h, k, r, inter, relative, prm, rules, 1)
+    flat = [z for xw in rules for z in xw]
+    buf = np.empty(64)
+    nan = float("nan")
+    for i in range(h.size):
+        v, ok = bc.phi2_row(h[i], k[i], r[i], nan, nan, nan, nan, relative, prm, *flat, buf)
+        assert ok == done[i] and (v == P[i] or not ok), (h[i], k[i], r[i], v, P[i])

@@ -82,7 +82,7 @@ from numerics.core import vmath as vm
 
 #: SHA-256 of the files whose compiled code this file's cached code inlines
 _DEPENDS = {
-    "bvn_compiled.py": "f4fd583cebf225fc4ecc2030a092d13076d91196ab4eb294bc8b8cdda551c47c",
+    "bvn_compiled.py": "3159ac940187308a70567f0b98fbfdca98eeb2cc8990947a7bce4aef7d6cff3f",
     "vmath.py": "e56d6a851029977eeab6ba0a8b14c9175efe2113be609abe67ded55a3cb7686a",
 }
 
