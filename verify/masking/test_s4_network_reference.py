@@ -168,6 +168,9 @@ def test_network_atol_route_against_mpmath(formulation, monkeypatch, record):
         assert mpmath.ncdf(a_std[2]) <= P_ATOL < mpmath.ncdf(a_std[0]) <= 16 * P_ATOL
     monkeypatch.setattr(bvn, "_COMPILED", formulation == "compiled")
     monkeypatch.setattr(bvn, "_MASKED", formulation == "masked")
+    # the tensor pass, which calls bvn_cdf on every pair: this witnesses bvn_cdf's atol route in each of
+    # its formulations (the compiled pair kernel's own tail rows: test_s4_network_kernel.py)
+    monkeypatch.setattr(nw, "_PAIR_KERNEL", False)
     pinned, route = [0], bvn._within_atol
 
     def counted(h, k, interior, res, atol):
