@@ -98,7 +98,7 @@ TINY_LOSS = (np.array([[-0.15550508155616719, -0.3178414094915244]]), np.array([
 @pytest.mark.witness("property")
 @pytest.mark.property
 def test_bias_vanishes_without_masks_and_is_homogeneous(record):
-    """kappa = 0: the expected gradient is the clean one (left side 0).  Both sides are
+    """kappa = 0: the expected gradient is the clean one (left side 0, to the pass's contract).  Both sides are
     homogeneous of degree 1 in (W, y), so the needed constant is scale-free; the campaign
     records the largest constant found (target())."""
     worst = [0.0]
@@ -110,7 +110,9 @@ def test_bias_vanishes_without_masks_and_is_homogeneous(record):
     @example(net=SUBNORMAL_B)
     def campaign(net):
         W, a, X, y, kappa = net
-        assert max(cv.corollary_5_4(W, a, X, y, 0.0).lhs) == 0.0
+        # kappa = 0: E_C[grad L_C] is grad L; the exact pass meets it within its normwise contract
+        # (network.CONTRACT times term_sizes' gradient size), the clean gradient's own rounding included
+        assert max(cv.corollary_5_4(W, a, X, y, 0.0).lhs) <= 2 * nw.CONTRACT * nw.term_sizes(W, X, y, 0.0)[1]
         c = cv.corollary_5_4(W, a, X, y, kappa)
         scaled = cv.corollary_5_4(7.0 * W, a, X, 7.0 * y, kappa)
         for part, tol in _scaling_tols(W, X, y, kappa).items():
