@@ -11,6 +11,8 @@ Closed forms (standard normal x, y; (u, v) of correlation rho, means 0 unless sa
 - E erf(a u) erf(b v) = (2/pi) arcsin(2 a b rho / sqrt((1 + 2 a^2)(1 + 2 b^2))) (unit variances:
   erf(a u) = 2 P(z <= sqrt 2 a u) - 1 for an independent z, so the expectation is an orthant
   probability of two correlated Gaussians);
+- E erf(a u), u ~ N(mu, s^2) = erf(a mu / sqrt(1 + 2 a^2 s^2)) (the same device: P(z - sqrt 2 a u
+  <= 0) with z - sqrt 2 a u ~ N(-sqrt 2 a mu, 1 + 2 a^2 s^2), and 2 Phi(sqrt 2 t) - 1 = erf(t));
 - E u v = mu1 mu2 + rho s1 s2; E ReLU(u), u ~ N(mu, s^2) = s varphi(mu/s) + mu Phi(mu/s);
   E |u| = s sqrt(2/pi) exp(-mu^2/(2 s^2)) + mu (1 - 2 Phi(-mu/s)).
 
@@ -74,20 +76,65 @@ def test_fourth_moment_is_isserlis(rho, s1, s2):
            _exact(lambda r, a, b: a * a * b * b * (1 + 2 * r * r), rho, s1, s2))
 
 
+def _erf_erf(r, a, b):
+    return _exact(lambda r, a, b: 2 / mp.pi * mp.asin(2 * a * b * r / mp.sqrt((1 + 2 * a * a) * (1 + 2 * b * b))),
+                  r, a, b)
+
+
 @pytest.mark.parametrize("rho, a, b", [pytest.param(0.5, 0.5, 2, marks=pytest.mark.slow),
                                        pytest.param(-NEAR, 2, 0.5, marks=pytest.mark.slow), (1.0, 1.5, 0.25)])
 def test_erf_erf_is_the_arcsine_kernel(rho, a, b):
     """(At rho = 0 the value is 0 by symmetry and only rounding noise is left, which no relative
     ladder can judge; erf(10 u) already varies on a tenth of the panel's scale and erf(1000 u),
-    which steps over 1e-3 standard units, fails the ladder: the scales are the variances'.)"""
-    exact = _exact(lambda r, a, b: 2 / mp.pi * mp.asin(2 * a * b * r / mp.sqrt((1 + 2 * a * a) * (1 + 2 * b * b))),
-                   rho, a, b)
-    _close(bivariate_expectation(lambda x: mp.erf(a * x), lambda x: mp.erf(b * x), rho, dps=DPS), exact)
+    which steps over 1e-3 standard units, fails the ladder unless declared steep (below): the
+    scales are the variances'.)"""
+    _close(bivariate_expectation(lambda x: mp.erf(a * x), lambda x: mp.erf(b * x), rho, dps=DPS), _erf_erf(rho, a, b))
 
 
 def test_a_function_too_steep_for_the_panels_fails_the_ladder():
     with pytest.raises(LadderError):
         bivariate_expectation(lambda x: mp.erf(x), lambda x: mp.erf(1000 * x), 0.5, dps=DPS)
+
+
+def _erf_mean(a, mu, s):
+    return _exact(lambda a, m, s: mp.erf(a * m / mp.sqrt(1 + 2 * a * a * s * s)), a, mu, s)
+
+
+#: a s >= 10: erf(a u) steps over 1/(a s) <= 0.1 standard units
+STEEP_1D = [(10, 0.3, 1), (1e3, 1e-3, 1e-2), (1e6, 0.3, 1)]
+
+
+@pytest.mark.parametrize("a, mu, s", STEEP_1D)
+def test_a_steep_function_fails_the_ladder_undeclared(a, mu, s):
+    with pytest.raises(LadderError):
+        gaussian_expectation(lambda x: mp.erf(a * x), mu, s, dps=DPS)
+
+
+@pytest.mark.parametrize("a, mu, s", STEEP_1D)
+def test_declared_steep_points_grade_the_panels(a, mu, s):
+    """E erf(a u) with ``steep=((0, 1/a),)``: panels graded toward u = 0 down to 4/(a s) standard
+    units, against erf(a mu/sqrt(1 + 2 a^2 s^2))."""
+    _close(gaussian_expectation(lambda x: mp.erf(a * x), mu, s, steep=((0, 1 / a),), dps=DPS), _erf_mean(a, mu, s))
+
+
+#: one of f, g steps over 1/30 standard units; rho = +-1: the outer panels alone (g's grading
+#: carried to x through v = rho x); rho = 0.5: also the inner ones, graded at every outer node
+STEEP_2D = [(1.0, 0.5, 30), (-1.0, 30, 0.5), pytest.param(0.5, 0.5, 30, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("rho, a, b", STEEP_2D)
+def test_a_steep_bivariate_fails_the_ladder_undeclared(rho, a, b):
+    with pytest.raises(LadderError):
+        bivariate_expectation(lambda x: mp.erf(a * x), lambda x: mp.erf(b * x), rho, dps=DPS)
+
+
+@pytest.mark.parametrize("rho, a, b", STEEP_2D)
+def test_declared_steep_points_of_f_and_g(rho, a, b):
+    """E erf(a u) erf(b v) with ``steep_f=((0, 1/a),)``, ``steep_g=((0, 1/b),)``, against the
+    arcsine kernel."""
+    value = bivariate_expectation(lambda x: mp.erf(a * x), lambda x: mp.erf(b * x), rho, steep_f=((0, 1 / a),),
+                                  steep_g=((0, 1 / b),), dps=DPS)
+    _close(value, _erf_erf(rho, a, b))
 
 
 @pytest.mark.parametrize("mu1, mu2, s1, s2, rho", [(3, -2, 0.5, 4, 0.5), (1e6, 1e-6, 1e3, 1e-9, -NEAR)])
@@ -122,6 +169,10 @@ def test_an_undeclared_kink_is_caught_by_the_ladder():
     (lambda: bivariate_expectation(relu, relu, 0.5, s2=0), "s2 must be > 0"),
     (lambda: bivariate_expectation(relu, None, 0.5), "g must be a function"),
     (lambda: bivariate_expectation(relu, relu, True), "rho must be a real number"),
+    (lambda: gaussian_expectation(relu, steep=((0, 0),)), r"steep must be a sequence of \(point, width > 0\)"),
+    (lambda: gaussian_expectation(relu, steep=(0.5,)), r"steep must be a sequence of \(point, width > 0\)"),
+    (lambda: bivariate_expectation(relu, relu, 0.5, steep_g=((float("nan"), 1),)),
+     "steep_g must be a sequence"),
 ])
 def test_bad_input_is_a_value_error(call, match):
     with pytest.raises(ValueError, match=match):

@@ -19,7 +19,17 @@ quantity is divided by q: the inner integral's kinks sit at y = (k - m(x))/(s2 q
 q > 0 (else G(x) = g(m(x)) exactly, rho = +-1), and when q is small the outer integrand bends
 over a width ~ q/|rho| around x* = (k - mu2)/(s2 rho) (where the inner kink crosses m(x)), so
 the outer edges are graded there (:func:`_graded`: panels of 4 q/|rho| out to the inner
-Gaussian's reach, then growing 4-fold to the standard width).  Nodes per panel: :func:`_order` (the ladder, not this calibration, vouches for each value).
+Gaussian's reach, then growing 4-fold to the standard width).  Nodes per panel: :func:`_order`
+(the ladder, not this calibration, vouches for each value).
+
+Steep points.  The panels resolve functions that vary on the density's scale; a caller declares
+where f or g varies faster (``steep``/``steep_f``/``steep_g``: pairs (p, w), f varying on the
+scale w of u around u = p, as erf(a u) does with (0, 1/a), or erf'(u) = 2 exp(-u^2)/sqrt(pi)
+with (0, 1) when sigma > 1), and the panels are graded toward p as around a near-kink: in
+standard units width w/sigma around (p - mu)/sigma for f; for g, in the inner integral width
+w/(s2 q) around y = (p - m(x))/(s2 q), and in the outer one, where G(x) is g smoothed by
+N(0, (s2 q)^2), width hypot(w, s2 q)/(s2 |rho|) around (p - mu2)/(s2 rho).  A width of one
+standard unit or more needs no grading and adds nothing.
 
 Why not ``mp.quad`` nested: adaptive tanh-sinh inside adaptive tanh-sinh re-evaluates the
 inner integral at every outer node of every degree it tries, about a minute per point at 30
@@ -44,7 +54,8 @@ def _order(dps: int) -> int:
     """Gauss-Legendre nodes per panel at ``dps`` digits: dps + 12 (a Gaussian moment alone needs
     about 0.7 dps + 8 on panels of :data:`PANEL` standard units; the margin is for f and g that
     vary on the scale of the density).  The precision ladder, not this calibration, vouches for
-    each value: a function that varies on a much smaller scale (erf(1000 u)) fails it, saying so."""
+    each value: a function that varies on a much smaller scale (erf(1000 u)) fails it, saying so,
+    unless its steep points are declared (module docstring)."""
     return dps + 12
 
 
@@ -81,6 +92,16 @@ def _kinks(name, kinks):
         return tuple(_real(name, k) for k in kinks)
     except TypeError:
         raise ValueError(f"{name} must be a sequence of real numbers, got {kinks!r}") from None
+
+
+def _steep(name, steep):
+    if steep is None:
+        return ()
+    try:
+        pairs = tuple((_real(name, p), _scale(name, w)) for p, w in steep)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a sequence of (point, width > 0) pairs, got {steep!r}") from None
+    return pairs
 
 
 def _callable(name, f):
@@ -138,8 +159,9 @@ def _nodes(edges, rule):
 
 
 def _graded(center, width, L):
-    """Edges around ``center`` where the outer integrand bends over ``width``: every
-    ``PANEL width`` out to ``L width`` (the inner Gaussian's reach, seen from x), then growing by
+    """Edges around ``center`` where the integrand bends over ``width`` (standard units): every
+    ``PANEL width`` out to ``L width`` (the inner Gaussian's reach, seen from x, for a near-kink;
+    beyond the saturation of erf((x - center)/width) at 10^-wp for a steep point), then growing by
     :data:`GRADE` up to the standard panel width."""
     out = [center]
     k = 1
@@ -153,37 +175,51 @@ def _graded(center, width, L):
     return out
 
 
+def _steep_edges(center, width, L):
+    """Edges graded toward ``center`` for a function varying on ``width`` standard units there
+    (:func:`_graded`), those inside (-L, L) (the centre also beyond, as a kink's, for its tail
+    window); none for ``width`` >= 1, which the standard panels resolve."""
+    if width >= 1:
+        return []
+    return [center] + [e for e in _graded(center, width, L)[1:] if -L < e < L]
+
+
 def _guard(points) -> int:
     """Extra digits for a tail window at |x| = P: its nodes P + t, t ~ D/P, must keep t's digits."""
     far = max((abs(p) for p in points), default=0)
     return int(mp.ceil(2 * mp.log10(far))) if far > 10 else 0
 
 
-def _expect1_eval(f, mu, sigma, kinks, *, dps):
+def _expect1_eval(f, mu, sigma, kinks, steep, *, dps):
     with mp.workdps(dps + 10):
-        points = [(mp.mpf(k) - mp.mpf(mu)) / mp.mpf(sigma) for k in kinks]
+        points = [(mp.mpf(k) - mp.mpf(mu)) / mp.mpf(sigma) for k in kinks + tuple(p for p, _ in steep)]
     wp = dps + 10 + _guard(points)
     with mp.workdps(wp):
         mu, sigma = mp.mpf(mu), mp.mpf(sigma)
         L = _reach(dps + 10)
-        nodes = _nodes(_edges(L, [(k - mu) / sigma for k in kinks]), _rule(_order(dps), mp.mp.prec))
+        points = [(k - mu) / sigma for k in kinks]
+        for p, w in steep:
+            points += _steep_edges((p - mu) / sigma, w / sigma, L)
+        nodes = _nodes(_edges(L, points), _rule(_order(dps), mp.mp.prec))
         return +mp.fsum(w * f(mu + sigma * x) for x, w in nodes)
 
 
-def gaussian_expectation(f, mu=0, sigma=1, *, kinks=(), dps=30, use_ladder=True):
+def gaussian_expectation(f, mu=0, sigma=1, *, kinks=(), steep=(), dps=30, use_ladder=True):
     """E f(u) for u ~ N(mu, sigma^2), by Gauss-Legendre panels split at ``kinks`` (points of u
-    where f is not smooth), to ``dps`` digits (precision ladder: dps and 2 dps must agree to
-    10^-(dps-3) relative, else ``reference.LadderError``).  ``f`` takes and returns an mpf.
-    Raises ValueError for sigma <= 0, a non-finite input or an ``f`` that is not callable."""
+    where f is not smooth) and graded toward ``steep`` points ((p, w): f varies on the scale w
+    of u around p; module docstring), to ``dps`` digits (precision ladder: dps and 2 dps must
+    agree to 10^-(dps-3) relative, else ``reference.LadderError``).  ``f`` takes and returns an
+    mpf.  Raises ValueError for sigma <= 0, a width <= 0, a non-finite input or an ``f`` that is
+    not callable."""
     f = _callable("f", f)
-    args = (f, _real("mu", mu), _scale("sigma", sigma), _kinks("kinks", kinks))
+    args = (f, _real("mu", mu), _scale("sigma", sigma), _kinks("kinks", kinks), _steep("steep", steep))
     if not use_ladder:
         with mp.workdps(dps):
             return +_expect1_eval(*args, dps=dps)
     return ladder(_expect1_eval, *args, dps=dps)
 
 
-def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, *, dps):
+def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, steep_f, steep_g, *, dps):
     wp = dps + 10
     with mp.workdps(wp):
         # q from rho as given, 1 - rho and 1 + rho exact (rho = -1 + 1e-20 rounded to wp digits
@@ -195,10 +231,14 @@ def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, *, dps):
         L = _reach(wp)
         rule = _rule(_order(dps), mp.mp.prec)
         outer = [(k - mu1) / s1 for k in kinks_f]
+        for p, w in steep_f:
+            outer += _steep_edges((p - mu1) / s1, w / s1, L)
         if rho != 0:
             for k in kinks_g:
                 centre = (k - mu2) / (s2 * rho)
                 outer += _graded(centre, q / abs(rho), L) if q > 0 else [centre]
+            for p, w in steep_g:
+                outer += _steep_edges((p - mu2) / (s2 * rho), mp.hypot(w, s2 * q) / (s2 * abs(rho)), L)
 
         if q == 0:  # rho = +-1: v = mu2 + s2 rho x exactly
             def inner(x):
@@ -211,8 +251,10 @@ def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, *, dps):
             def inner(x):
                 m = mu2 + s2 * rho * x
                 cuts = [(k - m) / sq for k in kinks_g]
+                for p, w in steep_g:
+                    cuts += _steep_edges((p - m) / sq, w / sq, L)
                 terms = []
-                for a, b, nodes in panels:  # a panel a kink cuts is split there (new nodes for it alone)
+                for a, b, nodes in panels:  # a panel a kink or grading cuts is split there (new nodes for it alone)
                     inside = sorted(c for c in cuts if a < c < b)
                     for y, w in (_nodes([a, *inside, b], rule) if inside else nodes):
                         terms.append(w * g(m + sq * y))
@@ -226,16 +268,18 @@ def _expect2_eval(f, g, mu1, mu2, s1, s2, rho, kinks_f, kinks_g, *, dps):
         return +mp.fsum(total)
 
 
-def bivariate_expectation(f, g, rho, mu1=0, mu2=0, s1=1, s2=1, *, kinks_f=(), kinks_g=(), dps=30,
-                          use_ladder=True):
+def bivariate_expectation(f, g, rho, mu1=0, mu2=0, s1=1, s2=1, *, kinks_f=(), kinks_g=(), steep_f=(),
+                          steep_g=(), dps=30, use_ladder=True):
     """E f(u) g(v) for (u, v) bivariate normal with means mu1, mu2, standard deviations s1, s2
     and correlation rho in [-1, 1] (rho = +-1 included: v = mu2 +- s2 (u - mu1)/s1), by graded
     Gauss-Legendre panels split at ``kinks_f`` (points of u where f is not smooth) and
-    ``kinks_g`` (of v, for g), to ``dps`` digits under the precision ladder (module docstring).
-    ``f`` and ``g`` take and return an mpf.  Raises ValueError for s1 or s2 <= 0, |rho| > 1,
-    a non-finite input or an ``f``/``g`` that is not callable."""
+    ``kinks_g`` (of v, for g) and graded toward ``steep_f`` and ``steep_g`` points ((p, w): the
+    function varies on the scale w around p), to ``dps`` digits under the precision ladder
+    (module docstring).  ``f`` and ``g`` take and return an mpf.  Raises ValueError for s1 or
+    s2 <= 0, |rho| > 1, a width <= 0, a non-finite input or an ``f``/``g`` that is not callable."""
     args = (_callable("f", f), _callable("g", g), _real("mu1", mu1), _real("mu2", mu2), _scale("s1", s1),
-            _scale("s2", s2), _corr(rho), _kinks("kinks_f", kinks_f), _kinks("kinks_g", kinks_g))
+            _scale("s2", s2), _corr(rho), _kinks("kinks_f", kinks_f), _kinks("kinks_g", kinks_g),
+            _steep("steep_f", steep_f), _steep("steep_g", steep_g))
     if not use_ladder:
         with mp.workdps(dps):
             return +_expect2_eval(*args, dps=dps)
