@@ -14,7 +14,9 @@ arcsine kernels of ``numerics.core.gaussian_kernels``.
   correlation +-rho, rho = x_a^T x_b/(|x_a||x_b|);
 - erf and erf': the inner Gaussian integral over g_2 is the classical E[erf(mu + s g)] =
   erf(mu/sqrt(1 + 2 s^2)) (resp. E[exp(-(mu + s g)^2)] = exp(-mu^2/(1 + 2 s^2))/sqrt(1 + 2 s^2)),
-  the outer one mpmath quadrature, on the precision ladder;
+  the outer one over g_1 ``numerics.core.gaussian_reference.gaussian_expectation`` (Gauss-Legendre
+  panels graded toward g_1 = 0, where erf(A g_1) steps over 1/A: A = 447 at the norm-1e3 pair of
+  the witnesses), on its precision ladder (``_erf_entry``);
 - tanh and sech^2: ``tanh_entry_arb`` is a certified Arb enclosure (python-flint ``acb.integral``,
   rigorous Gauss-Legendre with error bounds, meromorphic integrand) of the raw double integral
   over [-L, L]^2, plus the rigorous tail bound 4 e^{-L^2/2}/(sqrt(2 pi) L) |f| |g| sup (|tanh|,
@@ -36,6 +38,7 @@ import numpy as np
 
 from numerics.core import reference as cr
 from numerics.core.gaussian_kernels import parse_activation
+from numerics.core.gaussian_reference import gaussian_expectation
 
 #: extra digits of the reduction (A, P, Q, rho) over the requested dps
 LAW_GUARD = 20
@@ -82,16 +85,24 @@ def _relu_family(act, derivative, A, B, rho, dps):
         return (1 + al * al) * same - 2 * al * cross
 
 
-def _erf_eval(A, P, Q, B, derivative, *, dps):
-    with mp.workdps(dps + cr.GUARD_DPS):
+def _erf_entry(A, P, Q, derivative, dps):
+    """E[erf(u) erf(v)] = E_g[erf(A g) erf(S g)], S = P/sqrt(k), k = 1 + 2 Q^2, and
+    E[erf'(u) erf'(v)] = 4/(pi sqrt k) E_g[exp(-(A^2 + S^2) g^2)] (the inner identities of the
+    module docstring), g ~ N(0, 1): the outer expectation by ``gaussian_expectation`` (precision
+    ladder), its panels graded toward g = 0 where erf(A g) steps over 1/A (and erf(S g) over
+    1/|S|, exp(-(A^2 + S^2) g^2) over 1/sqrt(A^2 + S^2); a width >= 1 adds nothing)."""
+    with mp.workdps(3 * dps + LAW_GUARD):
         k = 1 + 2 * Q * Q
+        S = P / mp.sqrt(k)
         if derivative:
-            c = 4 / mp.pi / mp.sqrt(k)
-            f = lambda g: mp.exp(-(A * g) ** 2 - (P * g) ** 2 / k) * mp.npdf(g)
+            c, a2 = 4 / mp.pi / mp.sqrt(k), A * A + S * S
+            f, steep = (lambda g: mp.exp(-a2 * g * g)), [(0, 1 / mp.sqrt(a2))]
         else:
-            c = 1
-            f = lambda g: mp.erf(A * g) * mp.erf(P * g / mp.sqrt(k)) * mp.npdf(g)
-        return c * mp.quad(f, [-mp.inf, 0, mp.inf])
+            c = mp.mpf(1)
+            f, steep = (lambda g: mp.erf(A * g) * mp.erf(S * g)), [(0, 1 / A)] + ([(0, 1 / abs(S))] if S else [])
+    value = gaussian_expectation(f, steep=steep, dps=dps)
+    with mp.workdps(dps):
+        return c * value
 
 
 
@@ -109,7 +120,7 @@ def gram_entry(xa, xb, activation, *, derivative=False, dps=30):
                 return 4 / mp.pi / mp.sqrt(1 + 2 * other * other)   # s'(0) E[s'(v)], both Gaussian integrals exact
         return mp.mpf(0)
     if act.name == "erf":
-        return cr.ladder(_erf_eval, A, P, Q, B, derivative, dps=dps)
+        return _erf_entry(A, P, Q, derivative, dps)
     return _relu_family(act, derivative, A, B, rho, dps)
 
 
