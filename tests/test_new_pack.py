@@ -62,8 +62,10 @@ def dist(tmp_path_factory):
 
 def test_new_writes_the_pack_and_one_line_of_pyproject(repo):
     copy, run, _ = repo
-    written = {line.removeprefix("wrote ") for line in run.stdout.splitlines() if line.startswith("wrote ")}
+    lines = [line.removeprefix("wrote ") for line in run.stdout.splitlines() if line.startswith("wrote ")]
+    written = set(lines)
     assert written == IN_REPO and all((copy / rel).is_file() for rel in IN_REPO)
+    assert len(lines) == len(written), f"a file reported twice: {sorted(p for p in written if lines.count(p) > 1)}"
     before, after = (ROOT / "pyproject.toml").read_text().splitlines(), (copy / "pyproject.toml").read_text().splitlines()
     added = [line for line in after if line not in before]
     assert added == ['newprobe = "numerics.newprobe.pack:PACK"'] and len(after) == len(before) + 1
@@ -109,6 +111,8 @@ def test_the_distribution_has_only_its_own_files(dist):
         == DIST
     assert registry.declared(out / "pyproject.toml") == {"newprobedist": f"{PKG}.pack:PACK"}
     assert f"cd {out} && pip install -e ." in run.stdout
+    lines = [line.removeprefix("wrote ") for line in run.stdout.splitlines() if line.startswith("wrote ")]
+    assert sorted(lines) == sorted(DIST), "each file the command writes is reported once"
 
 
 def test_new_overwrites_nothing(repo):

@@ -146,12 +146,10 @@ def run(args) -> int:
     """Write the skeleton, its notes and its entry point; print what was written and the command
     that makes the pack visible.  Bad input or an existing file is a ``UsageError``."""
     from numerics.core import notes
+    from numerics.core import source_draft
     from numerics.core.cliargs import UsageError
-    from theory.core.io import atomic_write
 
     from . import skeleton
-
-    from numerics.core import source_draft, sources
 
     _validate_id(args.id)
     title, reference = _one_line("title", args.title), _one_line("reference", args.reference)
@@ -179,9 +177,7 @@ def run(args) -> int:
         sys.path.insert(0, str(root))
     importlib.invalidate_caches()
     pack = importlib.import_module(layout.pack_module).PACK
-    written += [s.path for s in notes.write(pack)]
-    if pack.index is not None:
-        written.append(atomic_write(sources.markdown_path(pack.index), sources.render_markdown(pack.index, pack.title)))
+    written += [s.path for s in notes.write(pack)]  # errata.md, sources.md, the LaTeX
     for path in written:
         print(f"wrote {path.relative_to(root)}")
     if not args.dist:
