@@ -106,7 +106,7 @@ def test_resume_skips_stored_tasks_and_a_fresh_run_recomputes(tmp_path):
     assert _serial(tasks.draw, params, store=store, resume=True) == again and len(_log_lines(log)) == 4
     _serial(tasks.draw, params, store=store)  # without --resume every task runs again
     assert len(_log_lines(log)) == 8
-    record = json.loads(store.path(execution.Store.key(tasks.draw, params[0], execution.module_version(tasks.draw)))
+    record = json.loads(store.path(execution.Store.key(tasks.draw, params[0], execution.closure_version(tasks.draw)))
                         .read_text())
     assert record["params"] == params[0] and record["result"] == first[0]
 

@@ -22,7 +22,7 @@ def _serial(fn, params, **kw):
 
 
 def _key(p):
-    return execution.Store.key(tasks.draw, p, execution.module_version(tasks.draw))
+    return execution.Store.key(tasks.draw, p, execution.closure_version(tasks.draw))
 
 
 BAD = {
@@ -71,7 +71,7 @@ def test_setting_aside_never_overwrites_an_earlier_one(tmp_path):
 def test_a_torn_partial_state_is_set_aside_and_the_task_starts_afresh(tmp_path):
     log, store = tmp_path / "steps.log", execution.Store(tmp_path / "store")
     params = [{"steps": 4, "log": str(log)}]
-    key = execution.Store.key(tasks.stepped, params[0], execution.module_version(tasks.stepped))
+    key = execution.Store.key(tasks.stepped, params[0], execution.closure_version(tasks.stepped))
     store.partial_path(key).parent.mkdir(parents=True)
     store.partial_path(key).write_text('{"step": 2, "tot')
     straight = tasks.stepped({"steps": 4, "log": str(tmp_path / "straight.log")})

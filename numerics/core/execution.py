@@ -23,12 +23,13 @@ Where the tasks run (``Engine``, from the command-line options of ``add_argument
 The store (``Store``): the run's directory holds one JSON record per finished task, written
 atomically (``theory.core.io.write_json``) by this process as soon as the task's result
 arrives, named by a hash of the task function's name, its parameters and the code's version.
-The code's version is, by default, the package version and a hash of the source of the module
-that defines the task function (``module_version``): it changes when the task's own code changes,
-and not when an unrelated file does, as a git commit would; a task that depends on the whole tree
-(a pytest run) passes ``tree_version`` instead (the git commit and a hash of the uncommitted
-changes).  An edit to a helper module a task imports does not change ``module_version``: start a
-fresh store (or omit ``--resume``) after one.  ``--resume`` skips the tasks whose record is
+The code's version is, by default, the package version and a hash of the code of the module that
+defines the task function and of every module of its own package that it imports, directly or not
+(``closure_version``): it changes when the task's code or a helper of its pack changes (an edit to
+``numerics.masking.network`` makes a stored ``numerics.masking.sweep`` task stale), and not when an
+unrelated file, a comment or a docstring does, as a git commit would; the core (``numerics.core``) is
+held by its own tests and is not in a pack task's closure.  A task that depends on the whole tree (a
+pytest run) passes ``tree_version`` instead (the git commit and a hash of the uncommitted changes).  ``--resume`` skips the tasks whose record is
 stored; without it every task runs and its record is replaced.  A record that cannot be read as
 this task's (cut short, empty, not JSON, of another shape, another task's or version's) is set
 aside in ``unreadable/`` beside the records, with a count in the output, and its task reruns: the
@@ -219,7 +220,7 @@ class Store:
                  version_of: Callable[[Task], str] | None = None):
         self.root = Path(root).resolve()
         #: the code version of a task stored here, where ``run`` is given none (default
-        #: ``module_version``; committed records use ``closure_version``)
+        #: ``closure_version``)
         self.version_of = version_of
         self.read_only = read_only
         self.also = tuple(Store(p, read_only=True) for p in also)
@@ -605,13 +606,13 @@ def run(fn: Task, params: Sequence[dict], engine: Engine, *, store: Store | None
     the results in order.  ``store``: write each finished task's record at once, and keep the
     partial states of checkpointed tasks (``checkpoint``); with ``resume``, take stored results
     instead of running, and let each task go on from its partial state (without, those are removed).  ``version``: the code's version in the key (default
-    ``module_version(fn)``).  ``resources``: Dask worker resources each task needs (e.g.
+    the store's ``version_of``, else ``closure_version(fn)``).  ``resources``: Dask worker resources each task needs (e.g.
     ``{"GPU": 1}``; workers started with ``--resources GPU=1``).  Raises ``TasksFailed`` after
     the rest finished if a task failed; Ctrl-C cancels everything and exits with status 130."""
     from tqdm import tqdm
 
     params = [dict(p) for p in params]
-    version = version or (getattr(store, "version_of", None) or module_version)(fn)
+    version = version or (getattr(store, "version_of", None) or closure_version)(fn)
     keys = [Store.key(fn, p, version) for p in params]
     results: dict[str, Any] = {}
     if store is not None:

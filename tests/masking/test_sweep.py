@@ -51,7 +51,7 @@ def test_expected_task_resumes_from_its_checkpoint_bit_for_bit(tmp_path, monkeyp
     with execution.Engine(workers=0, quiet=True) as engine, pytest.raises(execution.TasksFailed):
         execution.run(sweep.expected_task, [params], engine, store=store, progress=False)
     monkeypatch.setattr(execution.Checkpoint, "save", save)
-    key = execution.Store.key(sweep.expected_task, params, execution.module_version(sweep.expected_task))
+    key = execution.Store.key(sweep.expected_task, params, execution.closure_version(sweep.expected_task))
     assert json.loads(store.partial_path(key).read_text())["step"] == 4
     steps = []
     advance = tr.ExpectedGD.advance
