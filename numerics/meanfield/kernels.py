@@ -10,7 +10,8 @@
 (z^T x_a/sqrt d, z^T x_b/sqrt d) is the centred normal pair with standard deviations
 |x_a|/sqrt d, |x_b|/sqrt d and the angle between x_a and x_b, so both kernels are the dual
 activations of ``numerics.core.gaussian_kernels`` (closed forms for relu, abs, erf, leaky relu;
-the polar Gauss-Legendre quadrature for tanh) at those arguments, with Kahan's stable angle.
+for tanh ``tanh_dual``'s switch: a tensor trapezoidal rule at pair scales max(a, b) <= 6, the polar
+Gauss-Legendre quadrature beyond) at those arguments, with Kahan's stable angle.
 
 Activations: "relu", "abs", "erf", "tanh", "leaky_relu:ALPHA" (0 <= ALPHA < 1).  float64; numpy in
 -> numpy out, tensor in -> tensor out; ValueError for NaN or infinite entries, a shape other

@@ -1,4 +1,5 @@
-"""tanh (no closed form): the polar quadrature against a certified Arb enclosure of the raw double
+"""tanh (no closed form): the kernel (at these scales, <= 3, the trapezoidal rule of
+``gaussian_kernels.tanh_dual``) against a certified Arb enclosure of the raw double
 integral (``numerics.meanfield.reference.tanh_entry_arb``); slow (tens of seconds per entry)."""
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from numerics.meanfield import gram_bar, gram_bar_prime
 from numerics.meanfield import reference as ref
 
 #: the fast value must lie within 64 eps of the certified ball (radius below 1e-25)
-ARB_TOL = Tol(rtol=64 * EPS, why="polar Gauss-Legendre panels, 16 points, error below 1e-15 (docstring); rounding")
+ARB_TOL = Tol(rtol=64 * EPS, why="each rule of tanh_dual errs by below 1e-15 (RULE_TARGET, docstring); rounding")
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """eq. (23) and its derivative kernel for tanh over the whole input range: ``gram_bar`` and
-``gram_bar_prime`` (the polar Gauss-Legendre quadrature of ``numerics.core.gaussian_kernels``)
+``gram_bar_prime`` (``numerics.core.gaussian_kernels.tanh_dual``: a trapezoidal rule at pair scales
+max(a, b) <= 6, the polar Gauss-Legendre quadrature beyond; ``test_s3_kernels_tanh_switch.py`` samples its edges)
 against 30-digit references, entry by entry, diagonal included.
 
 Inputs: scales a = |x|/sqrt d from 1e-8 to 1e4 for each row independently, angles 0, pi, pi/2
@@ -33,13 +34,13 @@ from numerics.meanfield import reference as ref
 
 TABLE = json.loads((Path(__file__).with_name("tanh_reference.json")).read_text())
 MATRICES = {m["name"]: m for m in TABLE["matrices"]}
-#: The kernel's promise (numerics.core.gaussian_kernels, module docstring): a panel error below
-#: 1e-15 relative to the integrand's scale.  The scale of the entry E[s(u) s(v)] is its
+#: The kernel's promise (numerics.core.gaussian_kernels, module docstring): each of its rules errs
+#: by below 1e-15 (RULE_TARGET) relative to the integrand's scale.  The scale of the entry E[s(u) s(v)] is its
 #: Cauchy-Schwarz bound sqrt(E s(u)^2 E s(v)^2) = sqrt(Gbar_aa Gbar_bb) -- |Gbar_ab| itself for
 #: parallel rows, and the only meaningful scale where Gbar_ab -> 0 (orthogonal rows) -- and
 #: 64 eps = 1.4e-14 of it leaves the 1e-15 and float64 rounding, the tolerance of the certified
 #: witness (test_s3_kernels_certified.ARB_TOL) at its moderate inputs.
-SCALE_TOL = Tol(rtol=64 * EPS, why="docstring: panel error < 1e-15 of the integrand's scale sqrt(G_aa G_bb); "
+SCALE_TOL = Tol(rtol=64 * EPS, why="docstring: rule error < 1e-15 of the integrand's scale sqrt(G_aa G_bb); "
                                     "rounding; as the certified witness")
 #: the stored references carry 25 digits of a 30-digit value
 TABLE_TOL = Tol(rtol=1e-24, why="25 stored digits of the 30-digit reference")
