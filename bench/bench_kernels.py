@@ -3,10 +3,11 @@
 Where the two packs spend their kernel time (profiled once, issue 24): meanfield's ``gram_bar`` /
 ``gram_bar_prime`` (``numerics.meanfield.kernels``) are ``gaussian_kernels.pair_angles`` plus
 ``gaussian_kernels.dual``; for ReLU the closed form is cheap and ``pair_angles`` (n^2 d) takes ~70 %
-of ``gram_bar`` at Exp. 3's data, for tanh the polar Gauss-Legendre quadrature
-(``polar_expectation``, ~10^5 integrand evaluations per pair) takes all of it (~14 s for Exp. 1's 40
-inputs).  Amplification evaluates ``correlation_tail(c, d)`` once per width tried in
-``counts.minimal_width`` (a scalar call each, the same (c, d) every time: the cost is the call's
+of ``gram_bar`` at Exp. 3's data, for tanh the quadrature takes all of it: the polar Gauss-Legendre
+rule (``polar_expectation``, 4.4e5 integrand evaluations per pair, ~15-25 s for Exp. 1's 40 inputs)
+before issue 33, now ``tanh_dual``'s switch (a tensor trapezoidal rule of ``TRAPEZOID_RULES`` at
+pair scales max(a, b) <= 6, 1.3e4 nodes per pair at Exp. 1's scales, the polar rule beyond).
+Amplification evaluates ``correlation_tail(c, d)`` once per width tried in ``counts.minimal_width`` (a scalar call each, the same (c, d) every time: the cost is the call's
 fixed overhead, about half validation and conversion and half the kernel's all-branch evaluation,
 not the incomplete beta function itself) and no Gaussian kernel at all in its training (``gd``:
 products, relu and sigmoid).
@@ -23,14 +24,17 @@ Sets (``--sets``), each the arguments of one of the papers' computations:
 
 Per set it prints the split across the kernel's branches -- ReLU's J(theta) (``arccos1``): the direct
 form (theta <= pi/2), the series for nearly antiparallel pairs (pi - theta < 1) and sin(e) - e cos(e)
-in between; tanh: the quadrature's refinement levels and nodes per pair; ``correlation_tail``: the
+in between; tanh: the pairs on each rule of ``tanh_dual``'s switch (a trapezoidal row by its s_max, or
+the polar rule), the nodes per pair of each and the polar rule's refinement levels; ``correlation_tail``: the
 value's branch (beyond the support, c = 0, 1/2 (1 - I_x) where it is >= 1/4, Q_x/2, I_y/2; c < 0 by
 reflection) -- and times, best of ``--repeat``, (a) the whole kernel (``gram_bar``, ``gram_bar_prime``,
 ``correlation_tail`` call by call as the computation makes them, and once vectorised), (b) the dual
 kernel alone on the harvested (a, b, theta, pi - theta) of the upper triangle, and (c) an independent
 baseline in the same run: for ReLU the textbook arc-cosine formula in numpy (theta = arccos of the
 clipped cosine), for tanh a 256 x 256 Gauss-Hermite product rule on the Cholesky factor, for the tail
-0.5 I_{1 - c^2/d}((d - 1)/2, 1/2) with ``scipy.special.betainc``.  'agree' is the largest difference
+0.5 I_{1 - c^2/d}((d - 1)/2, 1/2) with ``scipy.special.betainc``.  For tanh the dual kernel is also
+timed with the switch off (``tanh_dual(..., rules=())``: the polar rule on every pair, the kernel
+before issue 33), with 'vs polar' its agreement with the switched kernel.  'agree' is the largest difference
 from the baseline relative to the largest |value| (two formulas' agreement, not an error bound).
 Run ``python bench/bench_kernels.py --help``.
 """
@@ -127,14 +131,32 @@ def relu_split(theta, supp):
             "sin(e) - e cos(e)": (~direct & ~series).double().mean().item()}
 
 
-def tanh_split(a, b):
-    """The polar quadrature's geometric refinement levels and its nodes per pair
+def polar_nodes(scale):
+    """The polar rule's geometric refinement levels and nodes per pair at largest scale ``scale``
     (``polar_expectation``: one level count for the whole call, from the largest scale)."""
-    scale = max(float(a.max()), float(b.max()), 1.0)
-    levels = max(0, math.ceil(math.log2(math.pi / 4 * 40 * scale)))
+    levels = max(0, math.ceil(math.log2(math.pi / 4 * 40 * max(scale, 1.0))))
     n_phi = (4 * (2 * (levels + 1) + 1) + 1) * gk.GL_ORDER
     n_r = (11 + 2 * len(gk._R_GRADES) - 1) * gk.GL_ORDER
-    return {"levels": levels, "nodes per pair": n_phi * n_r}
+    return levels, n_phi * n_r
+
+
+def tanh_split(a, b):
+    """Fractions of pairs on each rule of ``tanh_dual``'s switch (its docstring's rule: the first
+    ``TRAPEZOID_RULES`` row with max(a, b) <= s_max, else polar), with each rule's nodes per pair,
+    and the polar rule's levels and nodes per pair if it ran on every pair (the switch off)."""
+    s = torch.maximum(a, b)
+    todo = torch.ones_like(s, dtype=torch.bool)
+    out = {}
+    for s_max, _, K in gk.TRAPEZOID_RULES:
+        sel = todo & (s <= s_max)
+        if sel.any():
+            out[f"trapezoid s <= {s_max:g} ({(2 * K + 1) ** 2:,} nodes)"] = sel.double().mean().item()
+        todo &= ~sel
+    if todo.any():
+        out[f"polar ({polar_nodes(float(s[todo].max()))[1]:,} nodes)"] = todo.double().mean().item()
+    levels, nodes = polar_nodes(float(s.max()))
+    out["switch off: polar levels"], out["nodes per pair"] = levels, nodes
+    return out
 
 
 def relu_baseline(X, derivative):
@@ -199,6 +221,8 @@ def run_meanfield(name, repeat):
     pair_base = relu_pair_baseline if act == "relu" else tanh_pair_baseline
     full_base = relu_baseline if act == "relu" else tanh_baseline
     hdr = f"{'kernel':<16}{'whole (s)':>10}{'baseline':>10}{'ratio':>8}{'dual (s)':>10}{'baseline':>10}{'ratio':>8}{'agree':>10}"
+    if act == "tanh":
+        hdr += f"{'polar (s)':>11}{'ratio':>8}{'vs polar':>10}"
     print(hdr + "\n" + "-" * len(hdr))
     lines = []
     for deriv, fn in ((False, gram_bar), (True, gram_bar_prime)):
@@ -210,11 +234,18 @@ def run_meanfield(name, repeat):
         vals = vals.numpy()
         agree = np.abs(vals - base).max() / np.abs(vals).max()
         assert np.array_equal(upper(K), vals)  # gram_bar is pair_angles + dual on these arguments
-        print(f"{label:<16}{t_whole:>10.4f}{t_wbase:>10.4f}{t_wbase / t_whole:>8.2f}{t_dual:>10.4f}"
-              f"{t_dbase:>10.4f}{t_dbase / t_dual:>8.2f}{agree:>10.1e}")
-        lines.append(f"{name} {label}({act}): {t_whole:.4f} s whole, baseline {t_wbase:.4f} s "
-                     f"({t_wbase / t_whole:.2f}x); dual alone {t_dual:.4f} s, baseline {t_dbase:.4f} s")
-    print("ratio: baseline / kernel (> 1: the kernel is faster)")
+        row = (f"{label:<16}{t_whole:>10.4f}{t_wbase:>10.4f}{t_wbase / t_whole:>8.2f}{t_dual:>10.4f}"
+               f"{t_dbase:>10.4f}{t_dbase / t_dual:>8.2f}{agree:>10.1e}")
+        line = (f"{name} {label}({act}): {t_whole:.4f} s whole, baseline {t_wbase:.4f} s "
+                f"({t_wbase / t_whole:.2f}x); dual alone {t_dual:.4f} s, baseline {t_dbase:.4f} s")
+        if act == "tanh":
+            t_polar, polar = timed(lambda: gk.tanh_dual(a, b, theta, supp, derivative=deriv, rules=()), repeat)
+            vs = np.abs(vals - polar.numpy()).max() / np.abs(vals).max()
+            row += f"{t_polar:>11.4f}{t_polar / t_dual:>8.2f}{vs:>10.1e}"
+            line += f"; polar rule (switch off) {t_polar:.4f} s ({t_polar / t_dual:.1f}x the switch), agree {vs:.1e}"
+        print(row)
+        lines.append(line)
+    print("ratio: baseline / kernel, polar / kernel (> 1: the kernel is faster)")
     return lines
 
 

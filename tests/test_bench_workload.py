@@ -101,7 +101,7 @@ def test_projection_and_makespan():
 
 
 def test_kernel_branch_splits_follow_the_kernels():
-    """bench_kernels re-states two kernels' branch rules: on a point of each branch, the kernel's
+    """bench_kernels re-states three kernels' branch rules: on a point of each branch, the kernel's
     value is that branch's formula bit for bit (so the split counts what the kernel does)."""
     import bench_kernels
     from scipy import special as sc
@@ -117,6 +117,22 @@ def test_kernel_branch_splits_follow_the_kernels():
     assert J[0] == torch.sin(theta[0]) + supp[0] * torch.cos(theta[0])
     assert J[1] == torch.sin(supp[1]) - supp[1] * torch.cos(supp[1])
     assert J[2] == gk._j_series(supp[2:])[0]
+
+    # tanh: s = max(a, b) = 0.3 (the s_max = 0.5 row), 1.0 (the 1.0 row, at its edge), 7 (polar)
+    a, b = torch.tensor([0.3, 1.0, 0.1], dtype=torch.float64), torch.tensor([0.2, 0.5, 7.0], dtype=torch.float64)
+    theta = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    supp = math.pi - theta
+    split = bench_kernels.tanh_split(a, b)
+    assert [v for k, v in split.items() if k.startswith(("trapezoid", "polar"))] == pytest.approx([1 / 3] * 3, abs=0)
+    value = gk.tanh_dual(a, b, theta, supp)
+    rows = {r[0]: r for r in gk.TRAPEZOID_RULES}
+    cos_t = torch.where(theta <= math.pi / 2, torch.cos(theta), -torch.cos(supp))
+    sin_t = torch.sin(torch.minimum(theta, supp))
+    for i, s_max in ((0, 0.5), (1, 1.0)):
+        _, h, K = rows[s_max]
+        one = slice(i, i + 1)
+        assert value[i] == gk.trapezoid_expectation(torch.tanh, a[one], b[one], cos_t[one], sin_t[one], h, K)[0]
+    assert value[2] == gk.polar_expectation(torch.tanh, torch.tanh, a[2:], b[2:], theta[2:])[0]
 
     d = np.array([100.0] * 5)
     c = np.array([20.0, 0.0, 0.5, 3.0, 9.9])          # beyond, c = 0, (1 - I_x)/2, Q_x/2, I_y/2
