@@ -202,3 +202,20 @@ def test_pytest_verify_collects_the_distributions_witnesses_and_times_each_pack(
     lines = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+): (\d+) tests, [\d.]+ s", got.stdout, re.M)}
     assert {"masking", "meanfield", "amplification", "wdist"} <= set(lines), got.stdout[-3000:]
     assert lines["wdist"] >= 5  # symbolic, 3 reference points ... and the finding, default tier
+
+
+@pytest.mark.slow
+def test_the_header_says_where_a_distributions_node_ids_are_rooted(env, dist):
+    """pytest names a test outside the root folder relative to the folder it was collected from; the
+    header's line names that folder, and a collected id prefixed with it runs from the repository root."""
+    out, _ = dist
+    got = _in(env, ROOT, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-n", "0", "verify/", "-k", "mean")
+    assert got.returncode == 0, got.stdout[-3000:]
+    folder = re.search(r"^maskverify: pack wdist's witnesses from (\S+) ", got.stdout, re.M)
+    assert folder, got.stdout[:2000]
+    listed = _in(env, ROOT, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "-n", "0", "verify/", "-k", "mean")
+    bare = [line for line in listed.stdout.splitlines() if "::" in line and not line.startswith("verify/")]
+    assert bare, listed.stdout[-2000:]
+    again = _in(env, ROOT, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "-n", "0",
+                f"{folder.group(1)}{os.sep}{bare[0]}")
+    assert again.returncode == 0 and bare[0].split("::")[-1] in again.stdout, again.stdout[-2000:]

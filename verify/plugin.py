@@ -37,6 +37,7 @@ from verify.profiles import load_profile
 
 _AUTO_WORKERS = pytest.StashKey[bool]()
 _ARGS = pytest.StashKey[list]()  # the collection arguments this plugin set (passed on to xdist workers)
+_OUTSIDE = pytest.StashKey[list]()  # (pack id, witness folder) of the outside packs it added
 
 MARKERS = (
     "slow: high precision references and large Monte Carlo (run with -m slow)",
@@ -85,9 +86,17 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
 
 def pytest_report_header(config):
+    """The header's lines: every core by default (when so), and per outside pack the folder its
+    witnesses come from, since pytest names a test outside the root folder relative to the folder it
+    was collected from (``test_s1_x.py::test_y``): the line says where that is, and the two ways to
+    run one test from anywhere."""
+    lines = []
     if config.stash.get(_AUTO_WORKERS, False):
-        return ["maskverify: every core by default (pytest-xdist -n auto, no -n given); -n 0 runs serially"]
-    return None
+        lines.append("maskverify: every core by default (pytest-xdist -n auto, no -n given); -n 0 runs serially")
+    for pid, folder in config.stash.get(_OUTSIDE, []):
+        lines.append(f"maskverify: pack {pid}'s witnesses from {folder} (its node ids are relative to that folder: "
+                     f"pytest {folder}{os.sep}FILE::TEST, or pytest --pyargs MODULE -k TEST)")
+    return lines or None
 
 
 def pytest_configure(config):
@@ -162,12 +171,13 @@ def _collection_args(config) -> list[str] | None:
             == _VERIFY]
     if not named and not here:
         return None
-    dirs = [d for _pid, d in _outside_packs(everything=named)]
+    packs = _outside_packs(everything=named)
     if named:
         args = []
     seen = {os.path.abspath(os.path.join(str(config.invocation_params.dir), a.split("::")[0])) for a in args}
-    added = [d for d in dirs if d not in seen and os.path.isdir(d)]
-    return args + added if added or named else None
+    added = [(pid, d) for pid, d in packs if d not in seen and os.path.isdir(d)]
+    config.stash[_OUTSIDE] = [(pid, d) for pid, d in added if not d.startswith(_REPOSITORY + os.sep)]
+    return args + [d for _pid, d in added] if added or named else None
 
 
 @pytest.hookimpl(optionalhook=True)
