@@ -99,7 +99,7 @@ def test_its_witnesses_and_check_pass_as_written(layout, request):
     run = _cli(where, path, "check", "--paper", pid, "--no-progress", "-n", "1")
     assert run.returncode == 0, run.stdout + run.stderr
     (row,) = [line.split() for line in run.stdout.splitlines() if line.startswith(f"{pid}:lemma.mean")]
-    assert row[1:6] == ["Lemma", "1", "ok", "1", "ok"], row  # symbolic ok 1, reference ok ...
+    assert row[1:7] == ["Lemma", "1", "holds", "ok", "1", "ok"], row  # verdict, symbolic ok 1, reference ok ...
     assert "0 failed" in run.stdout
     run = _cli(where, path, "notes", "--check", "--paper", pid)
     assert run.returncode == 0 and "current" in run.stdout, run.stdout
