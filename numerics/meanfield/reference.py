@@ -372,6 +372,8 @@ def tanh_entry_panels(xa, xb, *, derivative=False, dps=30, ladder=True):
     if A == 0 or B == 0:           # u = 0 surely: s(0) E[s(v)]; tanh(0) = 0, sech^2(0) = 1
         if not derivative:
             return mp.mpf(0)
+        if A == 0 and B == 0:      # u = v = 0 surely: sech^2(0)^2
+            return mp.mpf(1)
         A, P, Q = B if A == 0 else A, 0, 0
     elif P == 0 and not derivative:  # u, v independent and tanh odd
         return mp.mpf(0)

@@ -40,11 +40,7 @@ BREAK = {False: 1.4, True: 1.2}
 
 
 def _reference(xa, xb, derivative):
-    """The panels' value; for two zero rows u = v = 0 surely and the entry is s(0)^2 exactly (0 for
-    tanh, 1 for sech^2): ``tanh_entry_panels`` fails there (its zero-row branch integrates
-    sech^2(0 g)^2 with zero width)."""
-    if not np.any(xa) and not np.any(xb):
-        return 1.0 if derivative else 0.0
+    """The panels' value (two zero rows: u = v = 0 surely, s(0)^2 exactly, which the reference returns)."""
     return float(ref.tanh_entry_panels(xa, xb, derivative=derivative, dps=REF_DPS, ladder=False))
 
 
