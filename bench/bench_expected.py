@@ -78,13 +78,8 @@ def random_comparison(threads: int, masks: int, repeat: int, kappa: float = 0.2)
     n = 500, d = 20, m = 100 on a random W (module docstring); prints a table."""
     from numerics.masking import pair_kernel
 
-    g = torch.Generator().manual_seed(0)
     n, d, m = 500, 20, 100
-    W = torch.randn(m, d, generator=g, dtype=torch.float64)
-    X = torch.randn(n, d, generator=g, dtype=torch.float64)
-    X /= X.norm(dim=1, keepdim=True)
-    a = torch.where(torch.rand(m, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
-    y = torch.randn(n, generator=g, dtype=torch.float64)
+    W, a, X, y = workload_bvn.random_network(n, d, m)
     pairs = n * m * (m - 1) // 2
     torch.set_num_threads(1)
     network.expected_loss_and_grad(W[:10], a[:10], X[:10], y[:10], kappa)  # compile / load the cache

@@ -50,9 +50,11 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from numerics.core import bvn, reference  # noqa: E402
 from numerics.masking import network, pair_kernel  # noqa: E402
+import workload_bvn  # noqa: E402
 
 #: the scan's reference rule (float64; converged to rounding for |rho| <= 0.9 on the grid)
 _REF_NODES = 200
@@ -117,13 +119,7 @@ def pass_times(kappas, repeat, edge8):
                f"tier (8 for |rho| <= {edge8:g}, 16 to 0.9)": (8, edge8, math.inf, 16),
                "1-node rules (node loop ~free)": (1, bvn._FP_RHO_SMALL, bvn._FP_DF_SMALL, 1)}
     torch.set_num_threads(1)
-    g = torch.Generator().manual_seed(0)
-    n, d, m = 500, 20, 100
-    W = torch.randn(m, d, generator=g, dtype=torch.float64)
-    X = torch.randn(n, d, generator=g, dtype=torch.float64)
-    X /= X.norm(dim=1, keepdim=True)
-    a = torch.where(torch.rand(m, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
-    y = torch.randn(n, generator=g, dtype=torch.float64)
+    W, a, X, y = workload_bvn.random_network()
     out = {}
     for kappa in kappas:
         def run():

@@ -106,6 +106,18 @@ def record_pass(W, a, X, y, kappa) -> dict:
                 sizes=np.array([c["h"].numel() for c in calls]))
 
 
+def random_network(n: int = 500, d: int = 20, m: int = 100, seed: int = 0):
+    """(W, a, X, y) of the benchmarks' random network at Fig. 3(a)'s size: w ~ N(0, I), unit-norm
+    x (Assumption 3.1), a uniform +-1, y ~ N(0, 1), float64, from one seeded generator."""
+    g = torch.Generator().manual_seed(seed)
+    W = torch.randn(m, d, generator=g, dtype=torch.float64)
+    X = torch.randn(n, d, generator=g, dtype=torch.float64)
+    X /= X.norm(dim=1, keepdim=True)
+    a = torch.where(torch.rand(m, generator=g) < 0.5, -1.0, 1.0).to(torch.float64)
+    y = torch.randn(n, generator=g, dtype=torch.float64)
+    return W, a, X, y
+
+
 def trajectory(kappa: float, steps=FIG3A_STEPS):
     """{step: W} along seed 0's masked gradient descent, eq. (1), of the default ``Config`` at
     ``kappa`` (W_0 at step 0), and the problem (X, y, a).  ValueError if the run diverges."""
