@@ -132,6 +132,18 @@ def test_book_classes_number_by_chapter():
     assert by_label(got)["Theorem 1.1"].name == "Existence"
 
 
+def test_a_bare_input_is_followed_as_tex_reads_it(tmp_path):
+    """TeX's primitive form ``\\input sections/intro`` (no braces; the name ends at a blank), beside
+    the braced one: both files' results are drafted, in document order."""
+    (tmp_path / "sections").mkdir()
+    (tmp_path / "sections" / "intro.tex").write_text("\\begin{theorem}First.\\end{theorem}\n")
+    (tmp_path / "second.tex").write_text("\\begin{lemma}Second.\\end{lemma}\n")
+    main = tmp_path / "main.tex"
+    main.write_text("\\documentclass{article}\n\\newtheorem{theorem}{Theorem}\n\\newtheorem{lemma}[theorem]{Lemma}\n"
+                    "\\begin{document}\n\\input sections/intro\n\\input{second}\n\\end{document}\n")
+    assert [r.label for r in source_latex.read(main).results] == ["Theorem 1", "Lemma 2"]
+
+
 def test_an_arxiv_folder_and_tarball_give_the_same_draft(tmp_path, fixture_draft):
     folder = PAPER.parent
     assert source_draft.draft(folder).results == fixture_draft.results  # main.tex found: it has \documentclass

@@ -9,7 +9,8 @@ our own rule for ``\\ref`` (the resolved number).  TexSoup's tree is looser (opt
 stars are left to the caller, math lines are not separated) and it raises on some unbalanced
 input that real papers contain.  No regular expression is run over raw TeX.
 
-What it reads (:func:`read`), in document order, following ``\\input`` and ``\\include``:
+What it reads (:func:`read`), in document order, following ``\\input`` (braced or TeX's bare
+``\\input name``) and ``\\include``:
 
 - theorem-like environments: the built-in names of ``source_results.THEOREM_LIKE`` and every
   ``\\newtheorem`` (or thmtools ``\\declaretheorem``) the source declares: a counter of its own,
@@ -103,6 +104,14 @@ def _parse(text: str):
     walker = latexwalker.LatexWalker(text, latex_context=_context(), tolerant_parsing=True)
     nodes, _, _ = walker.get_latex_nodes()
     return nodes
+
+
+def _bare_file_name(node, after) -> str:
+    """The file of TeX's ``\\input name`` without braces: the parser gives the macro its first
+    character as the argument and the rest of the name begins the next text node; the name runs
+    to the first blank (TeX's primitive reads it up to a space or the end of the line)."""
+    words = (_raw(_arg(node, 0)) + (after.chars if _is(after, latexwalker.LatexCharsNode) else "")).split(None, 1)
+    return words[0] if words else ""
 
 
 def _is(node, kind) -> bool:
@@ -238,13 +247,27 @@ class _Reader:
         return entry
 
     def walk(self, nodes) -> None:
-        for n in nodes or ():
-            if _is(n, latexwalker.LatexMacroNode):
+        nodes = list(nodes or ())
+        for i, n in enumerate(nodes):
+            if _is(n, latexwalker.LatexMacroNode) and n.macroname == "input" and _is(_arg(n, 0), latexwalker.LatexCharsNode):
+                self.input(_bare_file_name(n, nodes[i + 1] if i + 1 < len(nodes) else None))
+            elif _is(n, latexwalker.LatexMacroNode):
                 self.macro(n)
             elif _is(n, latexwalker.LatexEnvironmentNode):
                 self.environment(n)
             elif _is(n, latexwalker.LatexGroupNode):
                 self.walk(n.nodelist)
+
+    def input(self, rel: str) -> None:
+        """``\\input``/``\\include`` of ``rel`` (relative to the main file's folder, ``.tex`` added
+        when the name has none and the file without it does not exist); a file not there is
+        left out, as LaTeX would stop on it."""
+        if rel:
+            path = self.base / rel
+            if not path.exists() and path.suffix != ".tex":
+                path = path.with_name(path.name + ".tex")
+            if path.is_file():
+                self.file(path)
 
     def file(self, path: Path) -> None:
         path = path.resolve()
@@ -286,13 +309,7 @@ class _Reader:
                 if entry is not None:
                     entry.keys.append(key)
         elif name in ("input", "include"):
-            rel = _raw(_arg(n, 0))
-            if rel:
-                path = self.base / rel
-                if not path.exists() and path.suffix != ".tex":
-                    path = path.with_name(path.name + ".tex")
-                if path.is_file():
-                    self.file(path)
+            self.input(_raw(_arg(n, 0)))
         elif name == "caption" and self.float:
             word = _FLOATS[self.float]
             number = self.step(_COUNTER_OF_FLOAT.get(self.float, self.float))
